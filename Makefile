@@ -1,0 +1,49 @@
+# The README's first two commands are `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint format typecheck unit integration e2e dev bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e ".[dev,bench]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/recollect demo
+
+test: lint typecheck
+	$(BIN)/pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+unit: $(STAMP)
+	$(BIN)/pytest tests/unit
+
+integration: $(STAMP)
+	$(BIN)/pytest tests/integration
+
+e2e: $(STAMP)
+	$(BIN)/pytest tests/e2e
+
+dev: $(STAMP)
+	$(BIN)/langgraph dev
+
+bench: $(STAMP)
+	mkdir -p bench/out
+	$(BIN)/python -m bench.growth --turns 300 --json bench/out/growth.json
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache

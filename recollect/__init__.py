@@ -1,0 +1,1 @@
+"""Recollect: a LangGraph agent template whose memory is bounded, durable and private."""

@@ -1,0 +1,1 @@
+"""The `recollect` command."""

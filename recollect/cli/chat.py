@@ -1,0 +1,58 @@
+"""`recollect chat`: a REPL over stdin; every turn is checkpointed before the reply prints."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import uuid
+from typing import Any
+
+from recollect.graphs.agent import make_graph, thread_config, user_turn
+from recollect.memory.models import describe_model
+from recollect.memory.persistence import open_persistence
+from recollect.state.context import Context
+
+EXIT_WORDS = {"/exit", "/quit"}
+
+
+def register(commands: Any) -> None:
+    """Add the `chat` sub-command."""
+    parser = commands.add_parser("chat", help="talk to the agent; the thread survives restarts")
+    parser.add_argument("--user", required=True, help="user id (memory is per user)")
+    parser.add_argument("--org", default=None, help="organisation id (default: RECOLLECT_ORG_ID)")
+    parser.add_argument("--thread", default=None, help="thread id to start or resume")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read a line, run a turn, print the reply, until EOF or /exit."""
+    print(describe_model(), flush=True)
+    ctx = Context(user_id=args.user, **({"org_id": args.org} if args.org else {}))
+    thread = args.thread or f"{args.user}-{uuid.uuid4().hex[:8]}"
+    with open_persistence() as persistence:
+        agent = make_graph(checkpointer=persistence.checkpointer)
+        config = thread_config(thread)
+        existing = agent.get_state(config).values.get("messages", [])
+        print(f"thread: {thread} ({len(existing)} messages so far; /exit to leave)", flush=True)
+        for line in _lines():
+            if line in EXIT_WORDS:
+                break
+            if line == "/history":
+                for message in agent.get_state(config).values.get("messages", []):
+                    print(f"  {message.type}: {message.text}", flush=True)
+                continue
+            result = agent.invoke(user_turn(line), config=config, context=ctx)
+            print(f"assistant> {result['messages'][-1].text}", flush=True)
+    return 0
+
+
+def _lines() -> Any:
+    while True:
+        if sys.stdin.isatty():
+            print("you> ", end="", flush=True)
+        raw = sys.stdin.readline()
+        if not raw:
+            return
+        line = raw.strip()
+        if line:
+            yield line

@@ -1,0 +1,1 @@
+"""Graph builders; each module exports `builder`, `graph` and `make_graph`."""

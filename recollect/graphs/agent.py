@@ -1,0 +1,51 @@
+"""The agent graph: trim → call_model around `AgentState`.
+
+`graph` is compiled without a checkpointer or store, as LangGraph Platform and `langgraph dev`
+inject their own; scripts, the CLI and tests call `make_graph` with Postgres persistence.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AnyMessage, HumanMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.store.base import BaseStore
+
+from recollect.nodes.call_model import call_model
+from recollect.nodes.trim import trim
+from recollect.state.agent import AgentInput, AgentState
+from recollect.state.context import Context
+
+builder: StateGraph[AgentState, Context, AgentInput, AgentState] = StateGraph(
+    AgentState, context_schema=Context, input_schema=AgentInput
+)
+builder.add_node("trim", trim)
+builder.add_node("call_model", call_model)
+builder.add_edge(START, "trim")
+builder.add_edge("trim", "call_model")
+builder.add_edge("call_model", END)
+
+
+def make_graph(
+    checkpointer: BaseCheckpointSaver[Any] | None = None, store: BaseStore | None = None
+) -> CompiledStateGraph[AgentState, Context, AgentInput, AgentState]:
+    """The agent compiled with the given persistence."""
+    return builder.compile(checkpointer=checkpointer, store=store, name="recollect-agent")
+
+
+def thread_config(thread_id: str) -> RunnableConfig:
+    """The config that addresses one conversation thread."""
+    return {"configurable": {"thread_id": thread_id}}
+
+
+def user_turn(text: str) -> AgentInput:
+    """The input for one user message."""
+    messages: list[AnyMessage] = [HumanMessage(content=text)]
+    return {"messages": messages}
+
+
+graph = make_graph()

@@ -1,0 +1,1 @@
+"""The engine under the nodes: Postgres, migrations, models and the memory stores."""

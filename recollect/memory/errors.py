@@ -1,0 +1,17 @@
+"""Errors a user can act on; each message says what failed and what to do."""
+
+from __future__ import annotations
+
+
+class RecollectError(Exception):
+    """Base for errors shown to users as one line, without a traceback."""
+
+
+class DatabaseUnavailableError(RecollectError):
+    """The configured database cannot be reached or set up."""
+
+    def __init__(self, uri: str, reason: str, hint: str) -> None:
+        self.uri = uri
+        self.reason = reason
+        self.hint = hint
+        super().__init__(f"cannot reach the database at {uri}: {reason}. {hint}")

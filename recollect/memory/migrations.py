@@ -1,0 +1,92 @@
+"""Schema changes as an append-only list, applied once each, in order, by `setup()`.
+
+Never edit or reorder a released migration: add a new one. Each runs in its own transaction and
+is recorded in `recollect_migrations`; an advisory lock keeps concurrent starts from racing.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from langgraph.checkpoint.postgres import PostgresSaver
+from psycopg import Connection
+
+MIGRATION_LOCK_KEY = 0x5245_434F  # "RECO": one lock id for every process migrating this database
+LOCK_TIMEOUT_S = 120
+
+CREATE_MIGRATIONS_TABLE = """
+CREATE TABLE IF NOT EXISTS recollect_migrations (
+    version integer PRIMARY KEY,
+    name text NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now()
+)
+"""
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One schema step; `version` is its 1-based position in `MIGRATIONS`."""
+
+    version: int
+    name: str
+    sql: str
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "pgvector", "CREATE EXTENSION IF NOT EXISTS vector"),
+)
+
+
+def current_version(conn: Connection[Any]) -> int:
+    """The highest applied migration, 0 on a fresh database."""
+    conn.execute(CREATE_MIGRATIONS_TABLE)
+    row = conn.execute("SELECT coalesce(max(version), 0) AS v FROM recollect_migrations").fetchone()
+    return int(_first(row))
+
+
+def setup(conn: Connection[Any]) -> int:
+    """Apply what is missing (ours, then LangGraph's checkpoint tables); return our version."""
+    _acquire_lock(conn)
+    try:
+        applied = current_version(conn)
+        for migration in MIGRATIONS[applied:]:
+            with conn.transaction():
+                conn.execute(migration.sql)
+                conn.execute(
+                    "INSERT INTO recollect_migrations (version, name) VALUES (%s, %s)",
+                    (migration.version, migration.name),
+                )
+        PostgresSaver(conn).setup()
+        return current_version(conn)
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK_KEY,))
+
+
+def _acquire_lock(conn: Connection[Any]) -> None:
+    """Poll rather than block: a waiter inside `pg_advisory_lock` holds a transaction open,
+    and the checkpointer's `CREATE INDEX CONCURRENTLY` would wait on it forever (deadlock)."""
+    deadline = time.monotonic() + LOCK_TIMEOUT_S
+    while not _first(
+        conn.execute("SELECT pg_try_advisory_lock(%s)", (MIGRATION_LOCK_KEY,)).fetchone()
+    ):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"another process has been migrating for over {LOCK_TIMEOUT_S}s")
+        time.sleep(0.05)
+
+
+def _first(row: Any) -> Any:
+    """First column of a row from either a tuple or a dict row factory."""
+    if isinstance(row, dict):
+        return next(iter(row.values()))
+    return row[0]
+
+
+def _check_numbering() -> None:
+    for position, migration in enumerate(MIGRATIONS, start=1):
+        if migration.version != position:
+            raise RuntimeError(f"migration {migration.name!r} is numbered {migration.version}")
+
+
+_check_numbering()

@@ -1,0 +1,1 @@
+"""Typed schemas only; this package imports nothing else of ours."""

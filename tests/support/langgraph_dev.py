@@ -1,0 +1,67 @@
+"""Start `langgraph dev` on a free local port for end-to-end tests, and stop it cleanly."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+STARTUP_TIMEOUT_S = 120
+
+
+def free_port() -> int:
+    """A port nothing listens on right now (the OS picks it)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextmanager
+def langgraph_dev(env: Mapping[str, str], log_path: Path) -> Iterator[str]:
+    """Yield the server's base URL once `/ok` answers; kill the process group on exit."""
+    port = free_port()
+    command = [str(Path(sys.executable).parent / "langgraph"), "dev", "--no-browser"]
+    command += ["--no-reload", "--host", "127.0.0.1", "--port", str(port)]
+    with log_path.open("w") as log:
+        process = subprocess.Popen(
+            command,
+            cwd=PROJECT_ROOT,
+            env={**os.environ, "LANGSMITH_TRACING": "false", **env},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            _wait_until_ready(url, process, log_path)
+            yield url
+        finally:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=10)
+
+
+def _wait_until_ready(url: str, process: subprocess.Popen[bytes], log_path: Path) -> None:
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"langgraph dev exited early:\n{log_path.read_text()[-4000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/ok", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.5)
+    raise RuntimeError(f"langgraph dev did not start:\n{log_path.read_text()[-4000:]}")
