@@ -43,7 +43,10 @@ dev: $(STAMP)
 
 bench: $(STAMP)
 	mkdir -p bench/out
-	$(BIN)/python -m bench.growth --turns 300 --json bench/out/growth.json
+	@for module in $$(ls bench/*.py | grep -v __init__ | xargs -n1 basename | sed 's/\.py$$//'); do \
+		echo "== bench.$$module"; \
+		$(BIN)/python -m bench.$$module --json bench/out/$$module.json || exit 1; \
+	done
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache

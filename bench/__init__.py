@@ -1,0 +1,1 @@
+"""Side-by-side benchmarks; each module answers one question and writes JSON."""
