@@ -17,6 +17,7 @@ from psycopg_pool import ConnectionPool
 
 from recollect.memory import migrations
 from recollect.memory.db import CONNECTION_KWARGS, open_pool, with_database
+from recollect.memory.roles import app_uri
 from tests.support.scripted_openai import ScriptedOpenAI
 
 TEMPLATE_DB = "recollect_template"
@@ -30,6 +31,9 @@ _ENV_KEYS = (
     "RECOLLECT_DATA_DIR",
     "RECOLLECT_USER_ID",
     "RECOLLECT_ORG_ID",
+    "RECOLLECT_APP_ROLE",
+    "RECOLLECT_APP_PASSWORD",
+    "RECOLLECT_APP_DATABASE_URI",
 )
 _database_numbers = itertools.count(1)
 
@@ -73,8 +77,8 @@ def database_uri(postgres_server: str) -> Iterator[str]:
 
 @pytest.fixture
 def pool(database_uri: str) -> Iterator[ConnectionPool[Any]]:
-    """The app's kind of pool, on this test's database."""
-    connections = open_pool(database_uri, max_size=4, name="test")
+    """The app's pool: logged in as the app role, which owns nothing and obeys RLS."""
+    connections = open_pool(app_uri(database_uri), max_size=4, name="test")
     yield connections
     connections.close()
 

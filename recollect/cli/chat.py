@@ -10,7 +10,9 @@ from typing import Any
 from recollect.graphs.agent import make_graph, thread_config, user_turn
 from recollect.memory.models import describe_model
 from recollect.memory.persistence import open_persistence
+from recollect.memory.threads import claim_thread
 from recollect.state.context import Context
+from recollect.state.scope import Scope
 
 EXIT_WORDS = {"/exit", "/quit"}
 
@@ -30,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
     ctx = Context(user_id=args.user, **({"org_id": args.org} if args.org else {}))
     thread = args.thread or f"{args.user}-{uuid.uuid4().hex[:8]}"
     with open_persistence() as persistence:
+        claim_thread(persistence.pool, Scope.for_user(ctx.org_id, ctx.user_id), thread)
         agent = make_graph(checkpointer=persistence.checkpointer)
         config = thread_config(thread)
         existing = agent.get_state(config).values.get("messages", [])

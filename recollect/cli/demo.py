@@ -18,7 +18,9 @@ from langchain_core.runnables import RunnableConfig
 from recollect.graphs.agent import make_graph, thread_config, user_turn
 from recollect.memory.models import describe_model
 from recollect.memory.persistence import open_persistence
+from recollect.memory.threads import claim_thread
 from recollect.state.context import Context
+from recollect.state.scope import Scope
 
 DEMO_HISTORY_TOKENS = 220  # small on purpose, so trimming shows within a few turns
 
@@ -69,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
     for session in SESSIONS:
         _banner(session.title)
         with open_persistence(announce=False) as persistence:
+            claim_thread(persistence.pool, Scope.for_user(ctx.org_id, ctx.user_id), thread)
             agent = make_graph(checkpointer=persistence.checkpointer)
             config = thread_config(thread)
             before = len(agent.get_state(config).values.get("messages", []))

@@ -15,3 +15,11 @@ class DatabaseUnavailableError(RecollectError):
         self.reason = reason
         self.hint = hint
         super().__init__(f"cannot reach the database at {uri}: {reason}. {hint}")
+
+
+class ThreadAccessError(RecollectError):
+    """A thread exists but belongs to another user (or org)."""
+
+    def __init__(self, thread_id: str) -> None:
+        self.thread_id = thread_id
+        super().__init__(f"thread {thread_id!r} belongs to another user; start a new thread")

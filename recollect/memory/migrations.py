@@ -13,6 +13,8 @@ from typing import Any
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg import Connection
 
+from recollect.memory.roles import ensure_app_role
+
 MIGRATION_LOCK_KEY = 0x5245_434F  # "RECO": one lock id for every process migrating this database
 LOCK_TIMEOUT_S = 120
 
@@ -34,8 +36,43 @@ class Migration:
     sql: str
 
 
+PROTECT_FUNCTION = """
+CREATE OR REPLACE FUNCTION recollect_protect(target regclass) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+    -- Owners and superusers bypass RLS; FORCE makes the owner obey it too.
+    EXECUTE format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', target);
+    EXECUTE format('ALTER TABLE %s FORCE ROW LEVEL SECURITY', target);
+    EXECUTE format('DROP POLICY IF EXISTS tenant_isolation ON %s', target);
+    EXECUTE format(
+        'CREATE POLICY tenant_isolation ON %s '
+        'USING (org_id = current_setting(''app.org_id'', true) '
+        '   AND user_id = current_setting(''app.user_id'', true)) '
+        'WITH CHECK (org_id = current_setting(''app.org_id'', true) '
+        '   AND user_id = current_setting(''app.user_id'', true))',
+        target);
+END
+$$
+"""
+"""`SELECT recollect_protect('t')` puts table t behind per-user row-level security."""
+
+THREADS = """
+CREATE TABLE threads (
+    thread_id text PRIMARY KEY,
+    org_id text NOT NULL,
+    user_id text NOT NULL,
+    kind text NOT NULL DEFAULT 'agent',
+    created_at timestamptz NOT NULL DEFAULT now(),
+    last_active_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX threads_owner ON threads (org_id, user_id);
+SELECT recollect_protect('threads');
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "pgvector", "CREATE EXTENSION IF NOT EXISTS vector"),
+    Migration(2, "row_level_security", PROTECT_FUNCTION),
+    Migration(3, "thread_owners", THREADS),
 )
 
 
@@ -47,7 +84,8 @@ def current_version(conn: Connection[Any]) -> int:
 
 
 def setup(conn: Connection[Any]) -> int:
-    """Apply what is missing (ours, then LangGraph's checkpoint tables); return our version."""
+    """Apply what is missing (ours, then LangGraph's checkpoint tables), grant the app role its
+    rights, and return our version. Needs an admin (table-owning) connection."""
     _acquire_lock(conn)
     try:
         applied = current_version(conn)
@@ -59,6 +97,7 @@ def setup(conn: Connection[Any]) -> int:
                     (migration.version, migration.name),
                 )
         PostgresSaver(conn).setup()
+        ensure_app_role(conn)
         return current_version(conn)
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK_KEY,))

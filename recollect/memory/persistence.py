@@ -15,6 +15,7 @@ from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from recollect.memory import migrations
 from recollect.memory.db import CONNECTION_KWARGS, check_reachable, open_pool, resolve_uri
+from recollect.memory.roles import app_uri
 
 
 @dataclass(frozen=True)
@@ -22,7 +23,9 @@ class Persistence:
     """What a process needs to run graphs durably."""
 
     uri: str
+    """Admin URI (migrations only)."""
     pool: ConnectionPool[Any]
+    """Connections as the app role, which row-level security binds."""
     checkpointer: PostgresSaver
     schema_version: int
 
@@ -39,7 +42,7 @@ def open_persistence(uri: str | None = None, *, announce: bool = True) -> Iterat
     """Resolve (or start) the database, migrate it, and close the pool on exit."""
     target = uri or resolve_uri(announce=announce)
     version = migrate(target)
-    pool = open_pool(target)
+    pool = open_pool(app_uri(target))
     try:
         yield Persistence(target, pool, PostgresSaver(pool), version)
     finally:
@@ -52,7 +55,7 @@ async def platform_checkpointer() -> AsyncIterator[AsyncPostgresSaver]:
     target = await asyncio.to_thread(resolve_uri)  # blocking work stays off the event loop
     await asyncio.to_thread(migrate, target)
     pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
-        target, min_size=1, max_size=8, kwargs=dict(CONNECTION_KWARGS), open=False
+        app_uri(target), min_size=1, max_size=8, kwargs=dict(CONNECTION_KWARGS), open=False
     )
     await pool.open(wait=True)
     try:

@@ -61,3 +61,15 @@ def test_db_status_reports_versions(database_uri: str) -> None:
     assert "pgvector: 0." in result.stdout
     url = run_recollect("db", "url", env={"DATABASE_URI": database_uri})
     assert url.stdout.strip().splitlines()[-1] == database_uri
+
+
+def test_chat_refuses_a_thread_owned_by_another_user(database_uri: str) -> None:
+    env = {"DATABASE_URI": database_uri}
+    owner = run_recollect("chat", "--user", "ana", "--thread", "private", env=env, stdin="hi\n")
+    assert owner.returncode == 0, owner.stderr
+    intruder = run_recollect("chat", "--user", "bo", "--thread", "private", env=env, stdin="hi\n")
+    assert intruder.returncode != 0
+    assert intruder.stderr.strip() == (
+        "recollect: thread 'private' belongs to another user; start a new thread"
+    )
+    assert "assistant>" not in intruder.stdout
