@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from recollect.memory.models import OFFLINE_MODEL
 from tests.support.processes import Interactive, run_recollect
 
@@ -73,3 +75,15 @@ def test_chat_refuses_a_thread_owned_by_another_user(database_uri: str) -> None:
         "recollect: thread 'private' belongs to another user; start a new thread"
     )
     assert "assistant>" not in intruder.stdout
+
+
+def test_memory_forget_prints_counts_as_json(database_uri: str) -> None:
+    env = {"DATABASE_URI": database_uri}
+    chat = run_recollect("chat", "--user", "cy", "--thread", "cy-1", env=env, stdin="hi\n")
+    assert chat.returncode == 0, chat.stderr
+    result = run_recollect("memory", "forget", "--user", "cy", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["user_id"] == "cy"
+    assert report["deleted"]["threads"] == 1
+    assert report["deleted"]["checkpoints"] > 0
