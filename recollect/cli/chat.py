@@ -10,6 +10,7 @@ from typing import Any
 from recollect.graphs.agent import make_graph, thread_config, user_turn
 from recollect.memory.models import describe_model
 from recollect.memory.persistence import open_persistence
+from recollect.memory.worker import Worker, start_background
 from recollect.state.context import Context
 
 EXIT_WORDS = {"/exit", "/quit"}
@@ -21,6 +22,11 @@ def register(commands: Any) -> None:
     parser.add_argument("--user", required=True, help="user id (memory is per user)")
     parser.add_argument("--org", default=None, help="organisation id (default: RECOLLECT_ORG_ID)")
     parser.add_argument("--thread", default=None, help="thread id to start or resume")
+    parser.add_argument(
+        "--no-worker",
+        action="store_true",
+        help="do not extract facts in a background thread (leave it to `recollect worker`)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -31,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
     thread = args.thread or f"{args.user}-{uuid.uuid4().hex[:8]}"
     with open_persistence() as persistence:
         agent = make_graph(checkpointer=persistence.checkpointer)
+        worker = Worker(persistence.pool)
+        background = None if args.no_worker else start_background(worker)
         config = thread_config(thread)
         existing = agent.get_state(config).values.get("messages", [])
         print(f"thread: {thread} ({len(existing)} messages so far; /exit to leave)", flush=True)
@@ -43,6 +51,13 @@ def run(args: argparse.Namespace) -> int:
                 continue
             result = agent.invoke(user_turn(line), config=config, context=ctx)
             print(f"assistant> {result['messages'][-1].text}", flush=True)
+        if background is not None:
+            thread_runner, stop = background
+            stop.set()
+            thread_runner.join()
+            done = worker.drain(thread_id=thread, ignore_debounce=True)  # what the chat queued
+            if done:
+                print(f"memory: extracted facts from {len(done)} queued job(s)", flush=True)
     return 0
 
 

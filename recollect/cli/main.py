@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from recollect.cli import chat, db, demo
+from recollect.cli import chat, db, demo, memory, worker
 from recollect.memory.errors import RecollectError
 
 EXIT_FAILURE = 2
@@ -21,6 +21,8 @@ def build_parser() -> argparse.ArgumentParser:
     chat.register(commands)
     demo.register(commands)
     db.register(commands)
+    memory.register(commands)
+    worker.register(commands)
     return parser
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
+import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
@@ -36,14 +38,42 @@ def migrate(uri: str) -> int:
 
 @contextmanager
 def open_persistence(uri: str | None = None, *, announce: bool = True) -> Iterator[Persistence]:
-    """Resolve (or start) the database, migrate it, and close the pool on exit."""
+    """Resolve (or start) the database, migrate it, and close the pool on exit; nodes reach
+    the pool through `app_pool()` meanwhile."""
     target = uri or resolve_uri(announce=announce)
     version = migrate(target)
     pool = open_pool(target)
+    previous = _app_pool
+    use_pool(pool)
     try:
         yield Persistence(target, pool, PostgresSaver(pool), version)
     finally:
+        use_pool(previous)
         pool.close()
+
+
+_app_pool: ConnectionPool[Any] | None = None
+_app_pool_lock = threading.Lock()
+
+
+def use_pool(pool: ConnectionPool[Any] | None) -> None:
+    """Install the pool nodes use (the CLI and tests install theirs); None uninstalls it."""
+    global _app_pool
+    with _app_pool_lock:
+        _app_pool = pool
+
+
+def app_pool() -> ConnectionPool[Any]:
+    """The pool nodes use: the installed one, else one opened (and migrated) from the
+    environment on first use, as under `langgraph dev` or LangGraph Platform."""
+    global _app_pool
+    with _app_pool_lock:
+        if _app_pool is None:
+            target = resolve_uri(announce=False)
+            migrate(target)
+            _app_pool = open_pool(target, name="recollect-app")
+            atexit.register(_app_pool.close)
+        return _app_pool
 
 
 @asynccontextmanager
