@@ -15,3 +15,7 @@ class DatabaseUnavailableError(RecollectError):
         self.reason = reason
         self.hint = hint
         super().__init__(f"cannot reach the database at {uri}: {reason}. {hint}")
+
+
+class ConfigurationError(RecollectError, ValueError):
+    """A setting (usually an environment variable) has a value that cannot be used."""

@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+from recollect.memory.errors import ConfigurationError
+
 EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
 SSN = re.compile(r"\b(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}\b")
 SSN_UNFORMATTED = re.compile(
@@ -100,7 +102,9 @@ def compile_patterns(patterns: Mapping[str, str]) -> tuple[Rule, ...]:
         try:
             compiled = re.compile(source)
         except re.error as exc:
-            raise ValueError(f"redaction pattern {name!r} is not a valid regex: {exc}") from exc
+            raise ConfigurationError(
+                f"redaction pattern {name!r} is not a valid regex: {exc}"
+            ) from exc
         rules.append((name, compiled, _always))
     return tuple(rules)
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from recollect.memory.errors import ConfigurationError
 from recollect.memory.redaction import Rule, compile_patterns, redact
 from recollect.memory.screening import canonical, screen
 from recollect.state.memory import FactCategory
@@ -140,7 +141,7 @@ def parse_categories(raw: str) -> frozenset[FactCategory]:
     known = {c.value: c for c in FactCategory}
     unknown = [name for name in names if name not in known]
     if unknown:
-        raise ValueError(
+        raise ConfigurationError(
             f"RECOLLECT_FACT_CATEGORIES names unknown categories {unknown}; "
             f"known: {', '.join(sorted(known))}"
         )
@@ -152,7 +153,7 @@ def _positive(name: str, default: int) -> int:
     if not raw:
         return default
     if not raw.isdigit() or int(raw) < 1:
-        raise ValueError(f"{name} must be a positive whole number, got {raw!r}")
+        raise ConfigurationError(f"{name} must be a positive whole number, got {raw!r}")
     return int(raw)
 
 
@@ -162,9 +163,11 @@ def _patterns(raw: str | None) -> dict[str, str]:
     try:
         parsed = json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"RECOLLECT_REDACT_PATTERNS must be a JSON object: {exc}") from exc
+        raise ConfigurationError(f"RECOLLECT_REDACT_PATTERNS must be a JSON object: {exc}") from exc
     if not isinstance(parsed, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in parsed.items()
     ):
-        raise ValueError('RECOLLECT_REDACT_PATTERNS must map names to regexes: {"name": "regex"}')
+        raise ConfigurationError(
+            'RECOLLECT_REDACT_PATTERNS must map names to regexes: {"name": "regex"}'
+        )
     return parsed
