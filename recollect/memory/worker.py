@@ -23,7 +23,8 @@ from psycopg_pool import ConnectionPool
 from recollect.memory import jobs
 from recollect.memory.extraction import TranscriptLine, extract_facts
 from recollect.memory.fact_writer import FactWriter, default_writer
-from recollect.memory.models import chat_model
+from recollect.memory.models import OFFLINE_MODEL, chat_model, resolve_model_name
+from recollect.memory.offline_extractor import offline_facts
 from recollect.memory.redaction import redact
 from recollect.memory.tenancy import scoped
 from recollect.memory.validation import FactScreen, ValidationPolicy
@@ -174,7 +175,9 @@ class Worker:
             rows = conn.execute(SELECT_PENDING_MESSAGES, params).fetchall()
         lines = [TranscriptLine(r["message_id"], r["role"], r["content"] or "") for r in rows]
         facts: list[ExtractedFact] = []
-        if lines:
+        if lines and resolve_model_name(job.model) == OFFLINE_MODEL:
+            facts = offline_facts(lines)
+        elif lines:
             categories = [c.value for c in self.policy.categories]
             model = chat_model(job.model)
             facts = extract_facts(model, lines, categories, timeout_s=self.settings.timeout_s)
@@ -263,10 +266,14 @@ class Worker:
                 on_outcome(outcome)
 
 
-def start_background(worker: Worker) -> tuple[threading.Thread, threading.Event]:
+def start_background(
+    worker: Worker, on_outcome: Callable[[Outcome], None] | None = None
+) -> tuple[threading.Thread, threading.Event]:
     """Run `worker.serve` in a daemon thread; set the event to stop it."""
     stop = threading.Event()
-    thread = threading.Thread(target=worker.serve, args=(stop,), name="memory-worker", daemon=True)
+    thread = threading.Thread(
+        target=worker.serve, args=(stop, on_outcome), name="memory-worker", daemon=True
+    )
     thread.start()
     return thread, stop
 

@@ -149,3 +149,20 @@ def test_review_list_accept_reject(
         r["text"]: r["status"] for r in _rows(db, "SELECT text, status FROM fact_candidates")
     }
     assert statuses == {"May learn Rust": "stored", "May learn Zig": "dismissed"}
+
+
+def test_chat_extracts_in_the_background_and_flushes_its_thread_on_exit(
+    db: ConnectionPool[Any], database_uri: str
+) -> None:
+    env = {"DATABASE_URI": database_uri, "RECOLLECT_EXTRACT_AFTER_IDLE_S": "600"}
+    chat = Interactive("chat", "--user", "ana", "--thread", "ana-facts", env=env)
+    chat.expect("thread: ana-facts")
+    chat.send("I prefer Go, my email is ana@example.com")
+    chat.expect("assistant>")
+    assert chat.close() == 0
+    assert "extracted facts" in chat.expect("memory:")
+    rows = _rows(db, "SELECT text, status FROM fact_candidates ORDER BY id")
+    assert [(r["text"], r["status"]) for r in rows] == [
+        ("Prefers Go", "stored"),
+        ("Email is [EMAIL]", "stored"),
+    ]
