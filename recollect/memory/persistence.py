@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -76,6 +76,29 @@ def app_pool() -> ConnectionPool[Any]:
         return _app_pool
 
 
+DELETE_WRITES_FOR_RUNS = """
+DELETE FROM checkpoint_writes AS w
+USING checkpoints AS c
+WHERE c.metadata->>'run_id' = ANY(%(run_ids)s)
+  AND w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns
+  AND w.checkpoint_id = c.checkpoint_id
+"""
+
+DELETE_CHECKPOINTS_FOR_RUNS = "DELETE FROM checkpoints WHERE metadata->>'run_id' = ANY(%(run_ids)s)"
+
+
+class PlatformPostgresSaver(AsyncPostgresSaver):
+    """`AsyncPostgresSaver` plus `adelete_for_runs`, which the LangGraph server needs for
+    `multitask_strategy="rollback"` (how the `memory` graph is debounced). Blobs are shared
+    between checkpoints and are left in place."""
+
+    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        params = {"run_ids": [str(run_id) for run_id in run_ids]}
+        async with self._cursor(pipeline=True) as cur:
+            await cur.execute(DELETE_WRITES_FOR_RUNS, params)
+            await cur.execute(DELETE_CHECKPOINTS_FOR_RUNS, params)
+
+
 @asynccontextmanager
 async def platform_checkpointer() -> AsyncIterator[AsyncPostgresSaver]:
     """Checkpointer for `langgraph dev` (via `langgraph.json`), persisting to our Postgres."""
@@ -86,6 +109,6 @@ async def platform_checkpointer() -> AsyncIterator[AsyncPostgresSaver]:
     )
     await pool.open(wait=True)
     try:
-        yield AsyncPostgresSaver(pool)
+        yield PlatformPostgresSaver(pool)
     finally:
         await pool.close()

@@ -7,6 +7,8 @@ a wrong value means the output is broken (confidence outside 0..1, missing text)
 
 from __future__ import annotations
 
+from typing import Any, TypedDict
+
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -34,3 +36,15 @@ class ExtractionResult(BaseModel):
     """Facts worth remembering across conversations; an empty list is a good answer."""
 
     facts: list[ExtractedFact] = Field(default_factory=list)
+
+
+class MemoryRunInput(TypedDict):
+    """What the `memory` graph is asked: extract the queued turns of this conversation."""
+
+    thread_id: str
+
+
+class MemoryRunState(MemoryRunInput, total=False):
+    """The `memory` graph's state: its input, and what each job it ran did."""
+
+    outcomes: list[dict[str, Any]]
