@@ -7,10 +7,13 @@ queue of low-confidence facts. Other `memory` actions register on the same parse
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from typing import Any
 
+from recollect.memory import jobs
+from recollect.memory.errors import RecollectError
 from recollect.memory.fact_writer import default_writer
 from recollect.memory.persistence import open_persistence
 from recollect.memory.review import accept, list_candidates, reject
@@ -46,6 +49,9 @@ def register(commands: Any) -> None:
         step = steps.add_parser(name, help=summary)
         step.add_argument("id", type=int, help="the id shown by `review list`")
         step.set_defaults(run=run)
+    queue = actions.add_parser("jobs", help="the background extraction queue and dead letters")
+    queue.add_argument("--retry", type=int, metavar="ID", help="requeue a dead-lettered job")
+    queue.set_defaults(run=run_jobs)
     for step in (listing, *[steps.choices[n] for n in ("accept", "reject")]):
         step.add_argument("--user", required=True, help="whose memory")
         step.add_argument("--org", default=None, help="organisation (default: RECOLLECT_ORG_ID)")
@@ -54,6 +60,8 @@ def register(commands: Any) -> None:
 def run_screen(args: argparse.Namespace) -> int:
     """One JSON verdict per input line; blank lines are skipped; exit 0 even if some fail."""
     screen = FactScreen(ValidationPolicy.from_env())
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(errors="replace")  # a stray byte must not end the run
     for raw in sys.stdin:
         line = raw.rstrip("\n")
         if not line.strip():
@@ -100,6 +108,27 @@ def run_review_reject(args: argparse.Namespace) -> int:
     with open_persistence(announce=False) as persistence:
         reject(persistence.pool, _scope(args), args.id)
     print(f"rejected {args.id}")
+    return 0
+
+
+def run_jobs(args: argparse.Namespace) -> int:
+    """Counts per state and the newest dead letters; `--retry ID` requeues one."""
+    with open_persistence(announce=False) as persistence, persistence.pool.connection() as conn:
+        if args.retry is not None:
+            if not jobs.retry_dead(conn, args.retry):
+                raise RecollectError(
+                    f"job {args.retry} is not dead-lettered, or its thread already has a "
+                    "pending job that will read the same messages"
+                )
+            print(f"job {args.retry} requeued")
+            return 0
+        counts = jobs.status_counts(conn)
+        print("jobs: " + (", ".join(f"{n} {state}" for state, n in counts.items()) or "none"))
+        for dead in jobs.dead_letters(conn):
+            print(
+                f"dead {dead['id']}: user {dead['org_id']}/{dead['user_id']} thread "
+                f"{dead['thread_id']} after {dead['attempts']} attempts: {dead['last_error']}"
+            )
     return 0
 
 

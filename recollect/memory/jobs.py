@@ -99,6 +99,23 @@ SELECT count(*) AS n FROM memory_jobs
 WHERE status = 'pending' OR (status = 'running' AND lease_until >= now())
 """
 
+JOB_COUNTS = "SELECT status, count(*) AS n FROM memory_jobs GROUP BY status ORDER BY status"
+
+DEAD_JOBS = """
+SELECT id, org_id, user_id, thread_id, attempts, last_error, finished_at
+FROM memory_jobs WHERE status = 'dead' ORDER BY id DESC LIMIT %(limit)s
+"""
+
+RETRY_DEAD_JOB = """
+UPDATE memory_jobs AS j
+SET status = 'pending', attempts = 0, run_after = now(), finished_at = NULL, updated_at = now()
+WHERE j.id = %(id)s AND j.status = 'dead'
+  AND NOT EXISTS (SELECT 1 FROM memory_jobs AS p
+                  WHERE p.org_id = j.org_id AND p.user_id = j.user_id
+                    AND p.thread_id = j.thread_id AND p.status = 'pending')
+RETURNING j.id
+"""
+
 
 @dataclass(frozen=True)
 class Debounce:
@@ -248,3 +265,19 @@ def _scope_params(scope: Scope, thread_id: str) -> dict[str, Any]:
         "session_id": scope.session_id,
         "thread_id": thread_id,
     }
+
+
+def status_counts(conn: Connection[Any]) -> dict[str, int]:
+    """How many jobs are in each state."""
+    return {row["status"]: int(row["n"]) for row in conn.execute(JOB_COUNTS)}
+
+
+def dead_letters(conn: Connection[Any], limit: int = 20) -> list[dict[str, Any]]:
+    """The newest dead-lettered jobs, with the error that ended each."""
+    return list(conn.execute(DEAD_JOBS, {"limit": limit}).fetchall())
+
+
+def retry_dead(conn: Connection[Any], job_id: int) -> bool:
+    """Put a dead job back in the queue with fresh attempts; False if it is not dead, or if
+    its thread already has a pending job (which will read the same messages)."""
+    return conn.execute(RETRY_DEAD_JOB, {"id": job_id}).fetchone() is not None

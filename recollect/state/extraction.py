@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class ExtractedFact(BaseModel):
@@ -30,6 +30,12 @@ class ExtractedFact(BaseModel):
     source_message_ids: list[str] = Field(
         default_factory=list, description="Ids (in square brackets) of the supporting messages."
     )
+
+    @field_validator("category")
+    @classmethod
+    def _fold_category(cls, value: str) -> str:
+        """Models write "Preference" or "technical stack"; the allow-list decides the rest."""
+        return "_".join(value.strip().lower().replace("-", " ").split())
 
 
 class ExtractionResult(BaseModel):

@@ -102,6 +102,23 @@ def test_screen_prints_one_verdict_per_line(database_uri: str) -> None:
     assert set(verdicts[0]) == {"accepted", "text", "reasons"}
 
 
+def test_screen_survives_bytes_that_are_not_utf8(database_uri: str) -> None:
+    import subprocess
+
+    from tests.support.processes import recollect_command
+
+    result = subprocess.run(
+        recollect_command("memory", "screen"),
+        input=b"Likes \xff tea\nPrefers Go\n",
+        capture_output=True,
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    verdicts = [json.loads(line) for line in result.stdout.decode().splitlines()]
+    assert [v["text"] for v in verdicts] == ["Likes \ufffd tea", "Prefers Go"]
+
+
 def test_screen_uses_operator_patterns_and_fails_clearly_on_a_bad_one() -> None:
     env = {"RECOLLECT_REDACT_PATTERNS": '{"badge": "B-\\\\d{5}"}'}
     result = run_recollect("memory", "screen", env=env, stdin="Badge B-12345\n")
@@ -166,3 +183,26 @@ def test_chat_extracts_in_the_background_and_flushes_its_thread_on_exit(
         ("Prefers Go", "stored"),
         ("Email is [EMAIL]", "stored"),
     ]
+
+
+def test_jobs_shows_dead_letters_and_retries_one(
+    db: ConnectionPool[Any], database_uri: str, scripted_llm: ScriptedOpenAI
+) -> None:
+    enqueue(
+        db, SCOPE, "t-dead", [BufferedMessage("m-1", "user", "I like tea")], debounce=Debounce(0, 1)
+    )
+    scripted_llm.reply_raw_content("{not json")
+    [outcome] = Worker(db, settings=WorkerSettings(max_attempts=1, backoff_s=0)).drain()
+    env = {"DATABASE_URI": database_uri}
+    shown = run_recollect("memory", "jobs", env=env)
+    assert "1 dead" in shown.stdout
+    assert f"dead {outcome.job_id}: user acme/ana thread t-dead after 1 attempts:" in shown.stdout
+    assert "malformed JSON" in shown.stdout
+    retried = run_recollect("memory", "jobs", "--retry", str(outcome.job_id), env=env)
+    assert retried.returncode == 0, retried.stderr
+    again = run_recollect("memory", "jobs", "--retry", str(outcome.job_id), env=env)
+    assert again.returncode != 0
+    assert "is not dead-lettered" in again.stderr
+    scripted_llm.reply_json({"facts": [fact("Likes tea")]})
+    [done] = Worker(db, settings=WorkerSettings(backoff_s=0)).drain()
+    assert (done.job_id, done.status, done.stored) == (outcome.job_id, "done", 1)

@@ -110,3 +110,11 @@ def test_environment_configures_the_policy(monkeypatch: pytest.MonkeyPatch) -> N
 def test_blank_and_placeholder_only_candidates_are_rejected() -> None:
     assert not FactScreen().check("   ").accepted
     assert not FactScreen().check("dana@example.com").accepted
+
+
+def test_extracted_categories_are_folded_before_the_allow_list() -> None:
+    from recollect.state.extraction import ExtractedFact
+
+    fact = ExtractedFact(text="Uses Go", category=" Technical Stack ", confidence=0.9)
+    assert fact.category == "technical_stack"
+    assert FactScreen().check(fact.text, fact.category).accepted
