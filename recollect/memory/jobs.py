@@ -99,6 +99,11 @@ SELECT count(*) AS n FROM memory_jobs
 WHERE status = 'pending' OR (status = 'running' AND lease_until >= now())
 """
 
+PRUNE_FINISHED = """
+DELETE FROM memory_jobs
+WHERE status IN ('done', 'superseded') AND updated_at < now() - %(days)s * interval '1 day'
+"""
+
 JOB_COUNTS = "SELECT status, count(*) AS n FROM memory_jobs GROUP BY status ORDER BY status"
 
 DEAD_JOBS = """
@@ -281,3 +286,8 @@ def retry_dead(conn: Connection[Any], job_id: int) -> bool:
     """Put a dead job back in the queue with fresh attempts; False if it is not dead, or if
     its thread already has a pending job (which will read the same messages)."""
     return conn.execute(RETRY_DEAD_JOB, {"id": job_id}).fetchone() is not None
+
+
+def prune_finished(conn: Connection[Any], days: float) -> int:
+    """Forget finished jobs older than `days`; dead letters stay until someone looks."""
+    return conn.execute(PRUNE_FINISHED, {"days": days}).rowcount

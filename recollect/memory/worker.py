@@ -68,6 +68,7 @@ VALUES (%(org_id)s, %(user_id)s, %(session_id)s, %(thread_id)s, %(job_id)s, %(te
 """
 
 MAX_MESSAGES_PER_JOB = 200
+PRUNE_EVERY_S = 3600.0
 
 
 def _env_float(name: str, default: float) -> float:
@@ -93,6 +94,8 @@ class WorkerSettings:
     poll_s: float = 1.0
     timeout_s: float = 60.0
     """Per extraction call."""
+    retention_days: float = 7.0
+    """Finished jobs older than this are deleted by `serve` (hourly); dead ones are kept."""
 
     @classmethod
     def from_env(cls) -> WorkerSettings:
@@ -103,6 +106,7 @@ class WorkerSettings:
             lease_s=_env_float("RECOLLECT_WORKER_LEASE_S", 120.0),
             poll_s=_env_float("RECOLLECT_WORKER_POLL_S", 1.0),
             timeout_s=_env_float("RECOLLECT_EXTRACTION_TIMEOUT_S", 60.0),
+            retention_days=_env_float("RECOLLECT_WORKER_RETENTION_DAYS", 7.0),
         )
 
     def backoff(self, attempts: int) -> float:
@@ -250,12 +254,21 @@ class Worker:
         )
         return Outcome(job.id, status or "lost", error=message)
 
+    def prune(self) -> int:
+        """Delete finished jobs past their retention; returns how many."""
+        with self.pool.connection() as conn:
+            return jobs.prune_finished(conn, self.settings.retention_days)
+
     def serve(
         self, stop: threading.Event, on_outcome: Callable[[Outcome], None] | None = None
     ) -> None:
         """Poll until `stop` is set; errors reaching the database are logged and retried."""
+        next_prune = 0.0
         while not stop.is_set():
             try:
+                if time.monotonic() >= next_prune:
+                    self.prune()
+                    next_prune = time.monotonic() + PRUNE_EVERY_S
                 outcome = self.run_once()
             except Exception:
                 log.exception("memory worker: cannot claim a job; retrying")

@@ -258,3 +258,47 @@ def test_extraction_can_be_switched_off(
     assert _rows(app, "SELECT * FROM memory_jobs") == []
     make_graph().invoke(user_turn("no thread, no job"), context=NOW)
     assert _rows(app, "SELECT * FROM memory_jobs") == []
+
+
+def test_concurrent_workers_run_each_job_once(
+    app: ConnectionPool[Any], scripted_llm: ScriptedOpenAI
+) -> None:
+    import threading
+
+    scripted_llm.set_default(one_fact_per_user_line(delay=0.05))
+    for n in range(20):
+        message = jobs.BufferedMessage(f"m-{n}", "user", f"I like number {n}")
+        jobs.enqueue(app, SCOPE, f"t-{n}", [message], debounce=jobs.Debounce(0, 1))
+    writer = TableWriter(app)
+    results: list[Any] = []
+    workers = [
+        threading.Thread(target=lambda: results.extend(Worker(app, writer, FAST).drain()))
+        for _ in range(4)
+    ]
+    for thread in workers:
+        thread.start()
+    for thread in workers:
+        thread.join(timeout=60)
+    assert sorted(o.job_id for o in results) == sorted({o.job_id for o in results})
+    assert len(results) == 20
+    assert sorted(r["text"] for r in remembered(app)) == sorted(
+        f"Said: I like number {n}" for n in range(20)
+    )
+
+
+def test_finished_jobs_are_pruned_after_retention_but_dead_letters_stay(
+    app: ConnectionPool[Any], scripted_llm: ScriptedOpenAI
+) -> None:
+    for n, status in enumerate(("done", "superseded", "dead", "done")):
+        message = jobs.BufferedMessage(f"m-{n}", "user", "hello")
+        job_id = jobs.enqueue(app, SCOPE, f"t-{n}", [message], debounce=jobs.Debounce(0, 1))
+        age = "10 days" if n < 3 else "1 day"
+        with app.connection() as conn:
+            conn.execute(
+                "UPDATE memory_jobs SET status = %s, updated_at = now() - %s::interval "
+                "WHERE id = %s",
+                (status, age, job_id),
+            )
+    assert Worker(app, TableWriter(app), FAST).prune() == 2
+    left = _rows(app, "SELECT status FROM memory_jobs ORDER BY id")
+    assert [r["status"] for r in left] == ["dead", "done"]
