@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import psycopg
 from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
+from recollect.memory.errors import RecollectError
 from recollect.memory.tenancy import scoped
 from recollect.state.scope import Scope
 
@@ -122,6 +124,10 @@ RETURNING j.id
 """
 
 
+class QueueUnavailableError(RecollectError):
+    """The turn could not be queued for extraction (the database did not answer)."""
+
+
 @dataclass(frozen=True)
 class Debounce:
     """Run a thread's job after `idle_s` without a new turn, or at once every `every_turns`."""
@@ -180,6 +186,23 @@ def enqueue(
 
     One short transaction on the reply path; returns the job id, or None when nothing new
     was said (a re-run of the same turn queues nothing)."""
+    try:
+        return _enqueue(pool, scope, thread_id, messages, debounce, model, min_confidence)
+    except psycopg.OperationalError as exc:
+        raise QueueUnavailableError(
+            f"cannot queue thread {thread_id} for extraction: {exc}"
+        ) from exc
+
+
+def _enqueue(
+    pool: ConnectionPool[Any],
+    scope: Scope,
+    thread_id: str,
+    messages: Sequence[BufferedMessage],
+    debounce: Debounce,
+    model: str,
+    min_confidence: float,
+) -> int | None:
     with scoped(pool, scope) as conn:
         new_roles = [
             row["role"]

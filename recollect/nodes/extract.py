@@ -7,13 +7,14 @@ or the `memory` graph on LangGraph Platform) does the extraction later.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from langchain_core.messages import AnyMessage
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
-from recollect.memory.jobs import BufferedMessage, Debounce, enqueue
+from recollect.memory.jobs import BufferedMessage, Debounce, QueueUnavailableError, enqueue
 from recollect.memory.persistence import app_pool
 from recollect.nodes.context import context_of
 from recollect.state.agent import AgentState
@@ -21,6 +22,7 @@ from recollect.state.context import Context
 from recollect.state.scope import Scope
 
 _ROLES = {"human": "user", "ai": "assistant"}
+log = logging.getLogger(__name__)
 
 
 def extract(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -30,7 +32,9 @@ def extract(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
     if not ctx.extraction or not thread_id:
         return {}
     messages = buffered(state.get("messages", []))
-    if messages:
+    if not messages:
+        return {}
+    try:
         enqueue(
             app_pool(),
             Scope.for_user(ctx.org_id, ctx.user_id),
@@ -40,6 +44,9 @@ def extract(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
             model=ctx.model,
             min_confidence=ctx.min_confidence,
         )
+    except QueueUnavailableError as exc:
+        # The reply stands; the next turn re-sends these messages, so nothing is lost.
+        log.warning("%s; the next turn will queue these messages again", exc)
     return {}
 
 

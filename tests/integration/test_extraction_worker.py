@@ -302,3 +302,27 @@ def test_finished_jobs_are_pruned_after_retention_but_dead_letters_stay(
     assert Worker(app, TableWriter(app), FAST).prune() == 2
     left = _rows(app, "SELECT status FROM memory_jobs ORDER BY id")
     assert [r["status"] for r in left] == ["dead", "done"]
+
+
+def test_an_unreachable_queue_does_not_fail_the_reply_and_the_next_turn_catches_up(
+    app: ConnectionPool[Any],
+    checkpointer: PostgresSaver,
+    scripted_llm: ScriptedOpenAI,
+    database_uri: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from recollect.memory.db import open_pool
+
+    agent = make_graph(checkpointer=checkpointer)
+    broken = open_pool(database_uri, max_size=1, name="closed")
+    broken.close()
+    use_pool(broken)
+    result = agent.invoke(user_turn("I like tea"), thread_config("t-down"), context=NOW)
+    assert result["messages"][-1].text == "scripted reply to: I like tea"
+    assert "will queue these messages again" in caplog.text
+    assert _rows(app, "SELECT * FROM memory_jobs") == []
+    use_pool(app)
+    scripted_llm.set_default(one_fact_per_user_line())
+    _say(agent, "t-down", "I like cake")
+    Worker(app, TableWriter(app), FAST).drain()
+    assert [r["text"] for r in remembered(app)] == ["Said: I like tea", "Said: I like cake"]
