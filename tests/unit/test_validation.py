@@ -97,11 +97,11 @@ def test_categories_come_from_the_allow_list() -> None:
 
 
 def test_environment_configures_the_policy(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("RECOLLECT_REDACT_PATTERNS", '{"ticket": "T-\\\\d{4}"}')
+    monkeypatch.setenv("RECOLLECT_REDACT_PATTERNS", '{"order_ref": "T-\\\\d{4}"}')
     monkeypatch.setenv("RECOLLECT_MAX_FACT_CHARS", "50")
     policy = ValidationPolicy.from_env()
     assert policy.max_fact_chars == 50
-    assert FactScreen(policy).check("Opened T-1234").text == "Opened [TICKET]"
+    assert FactScreen(policy).check("Opened T-1234").text == "Opened [ORDER_REF]"
     monkeypatch.setenv("RECOLLECT_REDACT_PATTERNS", "not json")
     with pytest.raises(ValueError, match="JSON object"):
         ValidationPolicy.from_env()
