@@ -11,6 +11,7 @@ from recollect.graphs.agent import make_graph, thread_config, user_turn
 from recollect.memory.models import describe_model
 from recollect.memory.persistence import open_persistence
 from recollect.memory.threads import claim_thread
+from recollect.memory.worker import Worker, start_background
 from recollect.state.context import Context
 from recollect.state.scope import Scope
 
@@ -23,6 +24,11 @@ def register(commands: Any) -> None:
     parser.add_argument("--user", required=True, help="user id (memory is per user)")
     parser.add_argument("--org", default=None, help="organisation id (default: RECOLLECT_ORG_ID)")
     parser.add_argument("--thread", default=None, help="thread id to start or resume")
+    parser.add_argument(
+        "--no-worker",
+        action="store_true",
+        help="do not extract facts in a background thread (leave it to `recollect worker`)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -34,6 +40,8 @@ def run(args: argparse.Namespace) -> int:
     with open_persistence() as persistence:
         claim_thread(persistence.pool, Scope.for_user(ctx.org_id, ctx.user_id), thread)
         agent = make_graph(checkpointer=persistence.checkpointer)
+        worker = Worker(persistence.pool)
+        background = None if args.no_worker else start_background(worker)
         config = thread_config(thread)
         existing = agent.get_state(config).values.get("messages", [])
         print(f"thread: {thread} ({len(existing)} messages so far; /exit to leave)", flush=True)
@@ -46,6 +54,13 @@ def run(args: argparse.Namespace) -> int:
                 continue
             result = agent.invoke(user_turn(line), config=config, context=ctx)
             print(f"assistant> {result['messages'][-1].text}", flush=True)
+        if background is not None:
+            thread_runner, stop = background
+            stop.set()
+            thread_runner.join()
+            done = worker.drain(thread_id=thread, ignore_debounce=True)  # what the chat queued
+            if done:
+                print(f"memory: extracted facts from {len(done)} queued job(s)", flush=True)
     return 0
 
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from recollect.cli import chat, db, demo, memory
+from recollect.cli import chat, db, demo, memory, worker
 from recollect.memory.errors import RecollectError
 
 EXIT_FAILURE = 2
@@ -22,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.register(commands)
     db.register(commands)
     memory.register(commands)
+    worker.register(commands)
     return parser
 
 

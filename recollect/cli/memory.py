@@ -1,40 +1,148 @@
-"""`recollect memory ...`: what is remembered about a user, and forgetting it."""
+"""`recollect memory ...`: operator commands on long-term memory.
+
+`screen` runs the write path's validation on candidate facts from stdin; `review` works the
+queue of low-confidence facts; `forget` erases a user from every store.
+"""
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import sys
 from typing import Any
 
+from recollect.memory import jobs
 from recollect.memory.erasure import forget_user
+from recollect.memory.errors import RecollectError
+from recollect.memory.fact_writer import default_writer
 from recollect.memory.persistence import open_persistence
+from recollect.memory.review import accept, list_candidates, reject
+from recollect.memory.validation import FactScreen, ValidationPolicy
 from recollect.state.context import Context
 from recollect.state.scope import Scope
 
 
 def register(commands: Any) -> None:
-    """Add `memory` and its actions."""
-    parser = commands.add_parser("memory", help="inspect, export or forget a user's memory")
+    """Add `memory screen|review|jobs|forget`."""
+    parser = commands.add_parser("memory", help="long-term memory: screen, review, forget")
     actions = parser.add_subparsers(dest="memory_command", required=True)
+    screen = actions.add_parser(
+        "screen",
+        help="validate candidate facts (one per line on stdin) exactly as the write path does",
+    )
+    screen.add_argument(
+        "--category", default=None, help="check every line against the category allow-list too"
+    )
+    screen.set_defaults(run=run_screen)
+    review = actions.add_parser(
+        "review", help="facts below the confidence bar, awaiting a decision"
+    )
+    steps = review.add_subparsers(dest="review_command", required=True)
+    listing = steps.add_parser("list", help="list facts awaiting review")
+    listing.add_argument("--all", action="store_true", help="include decided and rejected facts")
+    listing.add_argument("--json", action="store_true", help="one JSON object per line")
+    listing.set_defaults(run=run_review_list)
+    for name, run, summary in (
+        ("accept", run_review_accept, "store a fact in long-term memory"),
+        ("reject", run_review_reject, "dismiss a fact"),
+    ):
+        step = steps.add_parser(name, help=summary)
+        step.add_argument("id", type=int, help="the id shown by `review list`")
+        step.set_defaults(run=run)
+    queue = actions.add_parser("jobs", help="the background extraction queue and dead letters")
+    queue.add_argument("--retry", type=int, metavar="ID", help="requeue a dead-lettered job")
+    queue.set_defaults(run=run_jobs)
     forget = actions.add_parser("forget", help="delete a user's data from every store")
-    _add_user_arguments(forget)
     forget.add_argument("--json", action="store_true", help="print counts as JSON")
     forget.set_defaults(run=run_forget)
+    for step in (listing, forget, *[steps.choices[n] for n in ("accept", "reject")]):
+        step.add_argument("--user", required=True, help="whose memory")
+        step.add_argument("--org", default=None, help="organisation (default: RECOLLECT_ORG_ID)")
 
 
-def _add_user_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--user", required=True, help="user id")
-    parser.add_argument("--org", default=None, help="organisation id (default: RECOLLECT_ORG_ID)")
+def run_screen(args: argparse.Namespace) -> int:
+    """One JSON verdict per input line; blank lines are skipped; exit 0 even if some fail."""
+    screen = FactScreen(ValidationPolicy.from_env())
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(errors="replace")  # a stray byte must not end the run
+    for raw in sys.stdin:
+        line = raw.rstrip("\n")
+        if not line.strip():
+            continue
+        print(json.dumps(screen.check(line, args.category).as_json()), flush=True)
+    return 0
 
 
-def user_scope(args: argparse.Namespace) -> Scope:
-    """The scope named on the command line, with the environment's default org."""
+def run_review_list(args: argparse.Namespace) -> int:
+    statuses = ("review", "stored", "rejected", "dismissed") if args.all else ("review",)
+    with open_persistence(announce=False) as persistence:
+        items = list_candidates(persistence.pool, _scope(args), statuses)
+    if not items and not args.json:
+        print("nothing awaiting review")
+    for item in items:
+        if args.json:
+            print(
+                json.dumps(
+                    {
+                        "id": item.id,
+                        "text": item.text,
+                        "category": item.category,
+                        "confidence": item.confidence,
+                        "status": item.status,
+                        "reasons": list(item.reasons),
+                    }
+                )
+            )
+        else:
+            why = f"  ({'; '.join(item.reasons)})" if item.reasons else ""
+            head = f"{item.id:>6}  {item.status:<9} {item.confidence:.2f}  [{item.category}]"
+            print(f"{head} {item.text}{why}")
+    return 0
+
+
+def run_review_accept(args: argparse.Namespace) -> int:
+    with open_persistence(announce=False) as persistence:
+        fact_id = accept(persistence.pool, _scope(args), args.id, default_writer())
+    print(f"accepted {args.id}" + (f" as fact {fact_id}" if fact_id else ""))
+    return 0
+
+
+def run_review_reject(args: argparse.Namespace) -> int:
+    with open_persistence(announce=False) as persistence:
+        reject(persistence.pool, _scope(args), args.id)
+    print(f"rejected {args.id}")
+    return 0
+
+
+def run_jobs(args: argparse.Namespace) -> int:
+    """Counts per state and the newest dead letters; `--retry ID` requeues one."""
+    with open_persistence(announce=False) as persistence, persistence.pool.connection() as conn:
+        if args.retry is not None:
+            if not jobs.retry_dead(conn, args.retry):
+                raise RecollectError(
+                    f"job {args.retry} is not dead-lettered, or its thread already has a "
+                    "pending job that will read the same messages"
+                )
+            print(f"job {args.retry} requeued")
+            return 0
+        counts = jobs.status_counts(conn)
+        print("jobs: " + (", ".join(f"{n} {state}" for state, n in counts.items()) or "none"))
+        for dead in jobs.dead_letters(conn):
+            print(
+                f"dead {dead['id']}: user {dead['org_id']}/{dead['user_id']} thread "
+                f"{dead['thread_id']} after {dead['attempts']} attempts: {dead['last_error']}"
+            )
+    return 0
+
+
+def _scope(args: argparse.Namespace) -> Scope:
     return Scope.for_user(args.org or Context().org_id, args.user)
 
 
 def run_forget(args: argparse.Namespace) -> int:
     """Erase, then print rows deleted per store."""
-    scope = user_scope(args)
+    scope = _scope(args)
     with open_persistence(announce=False) as persistence:
         deleted = forget_user(persistence.pool, scope)
     if args.json:

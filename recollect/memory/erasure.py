@@ -18,7 +18,12 @@ from recollect.state.scope import Scope
 CHECKPOINT_TABLES: tuple[str, ...] = ("checkpoint_writes", "checkpoint_blobs", "checkpoints")
 """LangGraph's tables, keyed by thread id."""
 
-USER_TABLES: tuple[str, ...] = ("threads",)
+USER_TABLES: tuple[str, ...] = (
+    "fact_candidates",
+    "memory_job_messages",
+    "memory_jobs",
+    "threads",
+)
 """Our tables with a `user_id` column, children before parents. `threads` goes last."""
 
 OWNED_THREAD_IDS = "SELECT thread_id FROM threads WHERE org_id = %s AND user_id = %s"

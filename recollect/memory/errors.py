@@ -23,3 +23,7 @@ class ThreadAccessError(RecollectError):
     def __init__(self, thread_id: str) -> None:
         self.thread_id = thread_id
         super().__init__(f"thread {thread_id!r} belongs to another user; start a new thread")
+
+
+class ConfigurationError(RecollectError, ValueError):
+    """A setting (usually an environment variable) has a value that cannot be used."""

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+import atexit
+import threading
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -39,14 +41,65 @@ def migrate(uri: str) -> int:
 
 @contextmanager
 def open_persistence(uri: str | None = None, *, announce: bool = True) -> Iterator[Persistence]:
-    """Resolve (or start) the database, migrate it, and close the pool on exit."""
+    """Resolve (or start) the database, migrate it, and close the pool on exit; nodes reach
+    the pool through `app_pool()` meanwhile."""
     target = uri or resolve_uri(announce=announce)
     version = migrate(target)
     pool = open_pool(app_uri(target))
+    previous = _app_pool
+    use_pool(pool)
     try:
         yield Persistence(target, pool, PostgresSaver(pool), version)
     finally:
+        use_pool(previous)
         pool.close()
+
+
+_app_pool: ConnectionPool[Any] | None = None
+_app_pool_lock = threading.Lock()
+
+
+def use_pool(pool: ConnectionPool[Any] | None) -> None:
+    """Install the pool nodes use (the CLI and tests install theirs); None uninstalls it."""
+    global _app_pool
+    with _app_pool_lock:
+        _app_pool = pool
+
+
+def app_pool() -> ConnectionPool[Any]:
+    """The pool nodes use: the installed one, else one opened (and migrated) from the
+    environment on first use, as under `langgraph dev` or LangGraph Platform."""
+    global _app_pool
+    with _app_pool_lock:
+        if _app_pool is None:
+            target = resolve_uri(announce=False)
+            migrate(target)
+            _app_pool = open_pool(target, name="recollect-app")
+            atexit.register(_app_pool.close)
+        return _app_pool
+
+
+DELETE_WRITES_FOR_RUNS = """
+DELETE FROM checkpoint_writes AS w
+USING checkpoints AS c
+WHERE c.metadata->>'run_id' = ANY(%(run_ids)s)
+  AND w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns
+  AND w.checkpoint_id = c.checkpoint_id
+"""
+
+DELETE_CHECKPOINTS_FOR_RUNS = "DELETE FROM checkpoints WHERE metadata->>'run_id' = ANY(%(run_ids)s)"
+
+
+class PlatformPostgresSaver(AsyncPostgresSaver):
+    """`AsyncPostgresSaver` plus `adelete_for_runs`, which the LangGraph server needs for
+    `multitask_strategy="rollback"` (how the `memory` graph is debounced). Blobs are shared
+    between checkpoints and are left in place."""
+
+    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        params = {"run_ids": [str(run_id) for run_id in run_ids]}
+        async with self._cursor(pipeline=True) as cur:
+            await cur.execute(DELETE_WRITES_FOR_RUNS, params)
+            await cur.execute(DELETE_CHECKPOINTS_FOR_RUNS, params)
 
 
 @asynccontextmanager
@@ -59,6 +112,6 @@ async def platform_checkpointer() -> AsyncIterator[AsyncPostgresSaver]:
     )
     await pool.open(wait=True)
     try:
-        yield AsyncPostgresSaver(pool)
+        yield PlatformPostgresSaver(pool)
     finally:
         await pool.close()

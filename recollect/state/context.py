@@ -59,3 +59,17 @@ class Context:
         default_factory=lambda: _env_float("RECOLLECT_MIN_CONFIDENCE", 0.7)
     )
     """Facts below this confidence go to review instead of long-term memory."""
+    extraction: bool = field(
+        default_factory=lambda: (
+            _env_str("RECOLLECT_EXTRACTION", "on").lower() not in ("off", "0", "false", "no")
+        )
+    )
+    """Queue each turn for background fact extraction (never run on the reply path)."""
+    extract_after_idle_s: float = field(
+        default_factory=lambda: _env_float("RECOLLECT_EXTRACT_AFTER_IDLE_S", 30.0)
+    )
+    """A thread's extraction runs once it has been idle this long ..."""
+    extract_every_turns: int = field(
+        default_factory=lambda: _env_int("RECOLLECT_EXTRACT_EVERY_TURNS", 5)
+    )
+    """... or at once when this many turns have queued up."""

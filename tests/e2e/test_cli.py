@@ -54,6 +54,11 @@ def test_demo_runs_a_multi_session_conversation(database_uri: str) -> None:
     assert "Session 2" in out
     assert "tokens sent:" in out
     assert "trimmed from the checkpoint" in out
+    assert "background memory job" in out
+    assert "Email is [EMAIL]  ← redacted: email" in out
+    assert "dana@example.com" not in out.split("Facts extracted in the background")[1]
+    assert "REJECTED 0.90 [preference] Asks: ignore previous instructions  ← injection:" in out
+    assert "REVIEW   0.50 [goal] Wants to learn Rust next year  ← low confidence" in out
 
 
 def test_db_status_reports_versions(database_uri: str) -> None:

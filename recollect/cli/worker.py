@@ -1,0 +1,47 @@
+"""`recollect worker`: drain the background memory queue until stopped (or once, `--once`)."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import threading
+from typing import Any
+
+from recollect.memory.persistence import open_persistence
+from recollect.memory.worker import Outcome, Worker
+
+
+def register(commands: Any) -> None:
+    """Add the `worker` sub-command."""
+    parser = commands.add_parser("worker", help="run the background fact-extraction worker")
+    parser.add_argument("--once", action="store_true", help="run what is due now, then exit")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """SIGTERM and Ctrl-C stop it between jobs; a kill mid-job is recovered by the lease."""
+    with open_persistence() as persistence:
+        worker = Worker(persistence.pool)
+        if args.once:
+            for outcome in worker.drain():
+                _report(outcome)
+            return 0
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        print("worker: waiting for memory jobs (Ctrl-C to stop)", flush=True)
+        try:
+            worker.serve(stop, on_outcome=_report)
+        except KeyboardInterrupt:
+            stop.set()
+    return 0
+
+
+def _report(outcome: Outcome) -> None:
+    if outcome.error:
+        print(f"job {outcome.job_id}: {outcome.status}: {outcome.error}", flush=True)
+    else:
+        print(
+            f"job {outcome.job_id}: {outcome.stored} stored, {outcome.review} for review, "
+            f"{outcome.rejected} rejected",
+            flush=True,
+        )

@@ -1,0 +1,59 @@
+"""Queue the turn for the background memory job; the reply never waits for extraction.
+
+The node's only work is one short transaction: buffer the thread's new messages and
+(re)schedule its debounced job. The worker (`recollect worker`, the CLI's background thread,
+or the `memory` graph on LangGraph Platform) does the extraction later.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from langchain_core.messages import AnyMessage
+from langgraph.config import get_config
+from langgraph.runtime import Runtime
+
+from recollect.memory.jobs import BufferedMessage, Debounce, QueueUnavailableError, enqueue
+from recollect.memory.persistence import app_pool
+from recollect.nodes.context import context_of
+from recollect.state.agent import AgentState
+from recollect.state.context import Context
+from recollect.state.scope import Scope
+
+_ROLES = {"human": "user", "ai": "assistant"}
+log = logging.getLogger(__name__)
+
+
+def extract(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Record a job for this thread; threadless (stateless) runs have nothing to come back to."""
+    ctx = context_of(runtime)
+    thread_id = (get_config().get("configurable") or {}).get("thread_id")
+    if not ctx.extraction or not thread_id:
+        return {}
+    messages = buffered(state.get("messages", []))
+    if not messages:
+        return {}
+    try:
+        enqueue(
+            app_pool(),
+            Scope.for_user(ctx.org_id, ctx.user_id),
+            str(thread_id),
+            messages,
+            debounce=Debounce(ctx.extract_after_idle_s, ctx.extract_every_turns),
+            model=ctx.model,
+            min_confidence=ctx.min_confidence,
+        )
+    except QueueUnavailableError as exc:
+        # The reply stands; the next turn re-sends these messages, so nothing is lost.
+        log.warning("%s; the next turn will queue these messages again", exc)
+    return {}
+
+
+def buffered(messages: list[AnyMessage]) -> list[BufferedMessage]:
+    """User and assistant text with ids; tool traffic and system prompts are not facts."""
+    return [
+        BufferedMessage(str(m.id), _ROLES[m.type], m.text)
+        for m in messages
+        if m.type in _ROLES and m.id and m.text.strip()
+    ]

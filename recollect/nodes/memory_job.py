@@ -1,0 +1,24 @@
+"""Run a conversation's queued extraction now: the `memory` graph's only step.
+
+On LangGraph Platform there may be no `recollect worker`; the client schedules this graph
+after each turn with `after_seconds` and `multitask_strategy="rollback"`, so only the last
+run of a burst executes — the same debounce, done by the platform's scheduler.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from recollect.memory.persistence import app_pool
+from recollect.memory.worker import Worker
+from recollect.state.context import Context
+from recollect.state.extraction import MemoryRunState
+
+
+def run_memory_job(state: MemoryRunState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Drain the thread's pending job(s), ignoring their idle timers; report each outcome."""
+    outcomes = Worker(app_pool()).drain(thread_id=state["thread_id"], ignore_debounce=True)
+    return {"outcomes": [asdict(outcome) for outcome in outcomes]}

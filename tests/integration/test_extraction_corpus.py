@@ -1,0 +1,73 @@
+"""The labelled corpus through a whole background job: no raw PII in any table or in what the
+long-term store receives (its embedding input), no instruction stored, every benign fact kept."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import sql
+from psycopg_pool import ConnectionPool
+
+from recollect.memory.db import CONNECTION_KWARGS
+from recollect.memory.jobs import BufferedMessage, Debounce, enqueue
+from recollect.memory.worker import Worker, WorkerSettings
+from recollect.state.scope import Scope
+from tests.support.db import superuser_conninfo
+from tests.support.extraction import TableWriter, fact, remembered
+from tests.support.fact_corpus import BENIGN, INJECTIONS, PII
+from tests.support.scripted_openai import ScriptedOpenAI
+
+SCOPE = Scope.for_user("acme", "corpus")
+
+
+def _every_row_as_text(pool: ConnectionPool[Any]) -> str:
+    """As the superuser: row-level security must not hide anything from this check."""
+    with psycopg.connect(superuser_conninfo(pool), **CONNECTION_KWARGS) as conn:
+        tables = [
+            r["tablename"]
+            for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+        ]
+        dump = [
+            str(row)
+            for table in tables
+            for row in conn.execute(
+                sql.SQL("SELECT t::text FROM {} AS t").format(sql.Identifier(table))
+            )
+        ]
+    return "\n".join(dump)
+
+
+def test_corpus_through_the_write_path(
+    pool: ConnectionPool[Any], scripted_llm: ScriptedOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RECOLLECT_MAX_FACTS_PER_CATEGORY", "1000")
+    texts = [text for text, _ in PII] + list(INJECTIONS) + list(BENIGN)
+    messages = [BufferedMessage(f"m-{n}", "user", text) for n, text in enumerate(texts)]
+    enqueue(pool, SCOPE, "t-corpus", messages, debounce=Debounce(0, 1))
+    scripted_llm.reply_json(
+        {"facts": [fact(text, sources=[f"m-{n}"]) for n, text in enumerate(texts)]}
+    )
+    writer = TableWriter(pool)
+    [outcome] = Worker(pool, writer, WorkerSettings(backoff_s=0)).drain()
+    assert outcome.status == "done"
+    everything = _every_row_as_text(pool)
+    stored = [row["text"] for row in remembered(pool)]
+    leaked_to_tables = [raw for _, raw in PII if raw in everything]
+    leaked_to_store = [raw for _, raw in PII if any(raw in text for text in stored)]
+    injections_stored = [text for text in INJECTIONS if text in stored]
+    benign_kept = [text for text in BENIGN if text in stored]
+    print(
+        f"\nwrite path: {len(PII)} PII facts -> {len(leaked_to_tables)} raw values in any table, "
+        f"{len(leaked_to_store)} in store input; {len(INJECTIONS)} injections -> "
+        f"{len(injections_stored)} stored; {len(BENIGN)} benign -> {len(benign_kept)} stored"
+    )
+    assert leaked_to_tables == []
+    assert leaked_to_store == []
+    assert injections_stored == []
+    assert benign_kept == list(BENIGN)
+    assert outcome.stored == len(PII) - 2 + len(
+        BENIGN
+    )  # one is only PII; one equals another once redacted
+    assert outcome.rejected == len(INJECTIONS) + 2
