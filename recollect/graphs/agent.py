@@ -1,4 +1,4 @@
-"""The agent graph: trim → call_model around `AgentState`.
+"""The agent graph: trim → call_model → summarize around `AgentState`.
 
 `graph` is compiled without a checkpointer or store, as LangGraph Platform and `langgraph dev`
 inject their own; scripts, the CLI and tests call `make_graph` with Postgres persistence.
@@ -16,6 +16,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 
 from recollect.nodes.call_model import call_model
+from recollect.nodes.summarize import summarize
 from recollect.nodes.trim import trim
 from recollect.state.agent import AgentInput, AgentState
 from recollect.state.context import Context
@@ -25,9 +26,11 @@ builder: StateGraph[AgentState, Context, AgentInput, AgentState] = StateGraph(
 )
 builder.add_node("trim", trim)
 builder.add_node("call_model", call_model)
+builder.add_node("summarize", summarize)
 builder.add_edge(START, "trim")
 builder.add_edge("trim", "call_model")
-builder.add_edge("call_model", END)
+builder.add_edge("call_model", "summarize")
+builder.add_edge("summarize", END)
 
 
 def make_graph(

@@ -53,6 +53,10 @@ class Context:
         default_factory=lambda: _env_int("RECOLLECT_MAX_HISTORY_TOKENS", 3000)
     )
     """Verbatim tail kept in state; older messages are removed from the checkpoint."""
+    summary_max_tokens: int = field(
+        default_factory=lambda: _env_int("RECOLLECT_SUMMARY_MAX_TOKENS", 400)
+    )
+    """Cap on the running summary, enforced with the model's `max_tokens` and a hard cut."""
     context_tokens: int = field(default_factory=lambda: _env_int("RECOLLECT_CONTEXT_TOKENS", 6000))
     """Budget for the whole prompt sent to the model."""
     min_confidence: float = field(
