@@ -1,7 +1,8 @@
 """`recollect demo`: a scripted, multi-session conversation that shows the memory at work.
 
-Each turn prints what the model was sent (tokens per category) and what left the verbatim
-window. The second session reopens the database from scratch, as a restarted process would.
+Each turn prints what the model was sent (tokens per category), what left the verbatim
+window, which exact values were pinned and when the running summary folded. The second
+session reopens the database from scratch, as a restarted process would.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from recollect.memory.persistence import open_persistence
 from recollect.state.context import Context
 
 DEMO_HISTORY_TOKENS = 220  # small on purpose, so trimming shows within a few turns
+DEMO_SUMMARY_TOKENS = 120
+_CATEGORIES = ("system", "pinned", "recalled", "summary", "history", "tool_results")
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,11 @@ def run(args: argparse.Namespace) -> int:
     print(describe_model(), flush=True)
     user = args.user or f"demo-{uuid.uuid4().hex[:6]}"
     thread = f"{user}-thread"
-    ctx = Context(user_id=user, max_history_tokens=DEMO_HISTORY_TOKENS)
+    ctx = Context(
+        user_id=user,
+        max_history_tokens=DEMO_HISTORY_TOKENS,
+        summary_max_tokens=DEMO_SUMMARY_TOKENS,
+    )
     print(f"user: {user}  thread: {thread}  history budget: {DEMO_HISTORY_TOKENS} tokens")
     for session in SESSIONS:
         _banner(session.title)
@@ -75,8 +82,12 @@ def run(args: argparse.Namespace) -> int:
             print(f"(thread has {before} checkpointed messages)")
             for turn in session.turns:
                 _play_turn(agent, config, ctx, turn)
-            after = agent.get_state(config).values.get("messages", [])
+            values = agent.get_state(config).values
+            after = values.get("messages", [])
             print(f"\n(session ends; {len(after)} messages remain in the checkpoint)")
+            pinned = values.get("pinned") or {}
+            carried = "; ".join(f"{p['kind']}: {p['value']}" for p in pinned.values())
+            print(f"(pinned values carried into every prompt: {carried or 'none'})")
     return 0
 
 
@@ -84,6 +95,8 @@ def _play_turn(agent: Any, config: RunnableConfig, ctx: Context, text: str) -> N
     print(f"\nyou> {text}")
     trimmed: list[str] = []
     tokens: dict[str, int] = {}
+    pinned: list[str] = []
+    folded: dict[str, Any] | None = None
     reply = ""
     for update in agent.stream(
         user_turn(text),
@@ -97,14 +110,26 @@ def _play_turn(agent: Any, config: RunnableConfig, ctx: Context, text: str) -> N
             if node == "trim":
                 removed = change.get("messages", [])
                 trimmed += [str(m.id) for m in removed if isinstance(m, RemoveMessage)]
+            if node in ("trim", "call_model"):
+                pinned += [f"{p['kind']}: {p['value']}" for p in change.get("pinned", {}).values()]
+            if node == "summarize" and change.get("summary"):
+                folded = change["summary"]
             if node == "call_model":
                 tokens = change.get("context_tokens", {})
                 reply = change["messages"][-1].text
     print(textwrap.indent(textwrap.shorten(reply, 400, placeholder=" …"), "assistant> "))
-    sent = ", ".join(f"{k}={v}" for k, v in tokens.items() if k != "total")
+    sent = ", ".join(f"{k}={v}" for k, v in tokens.items() if k in _CATEGORIES and v)
     print(f"  · tokens sent: {tokens.get('total', 0)} ({sent})")
     if trimmed:
         print(f"  · trimmed from the checkpoint: {len(trimmed)} older message(s)")
+    if pinned:
+        print(f"  · pinned exact values: {'; '.join(pinned)}")
+    if folded:
+        newest = textwrap.shorten(folded["text"].splitlines()[-1], 120, placeholder=" …")
+        print(
+            f"  · summary folded ({folded['folded_messages']} messages so far, "
+            f"{len(folded['text'])} chars); newest: {newest}"
+        )
 
 
 def _banner(title: str) -> None:

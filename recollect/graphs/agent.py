@@ -13,13 +13,20 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
 from recollect.nodes.call_model import call_model
-from recollect.nodes.summarize import summarize
+from recollect.nodes.summarize import fold_pending, summarize
 from recollect.nodes.trim import trim
 from recollect.state.agent import AgentInput, AgentState
 from recollect.state.context import Context
+
+
+def _after_model(state: AgentState, runtime: Runtime[Context]) -> str:
+    """Fold only on turns that need it; the other turns save a step and its checkpoint."""
+    return "summarize" if fold_pending(state, runtime) else END
+
 
 builder: StateGraph[AgentState, Context, AgentInput, AgentState] = StateGraph(
     AgentState, context_schema=Context, input_schema=AgentInput
@@ -29,7 +36,7 @@ builder.add_node("call_model", call_model)
 builder.add_node("summarize", summarize)
 builder.add_edge(START, "trim")
 builder.add_edge("trim", "call_model")
-builder.add_edge("call_model", "summarize")
+builder.add_conditional_edges("call_model", _after_model, ["summarize", END])
 builder.add_edge("summarize", END)
 
 

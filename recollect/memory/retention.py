@@ -5,7 +5,8 @@ with every turn even when its state is bounded. `prune(strategy="keep_latest")` 
 langgraph-checkpoint-postgres keeps only the newest checkpoint, which also throws away time
 travel; retaining the last N keeps a few turns to rewind to (`get_state_history`, forking
 from a recent checkpoint) at a bounded cost. The savers below prune after each write, in the
-namespace just written, so the cost per step is a few indexed deletes.
+namespace just written, every `retain // 2` steps: a thread holds between `retain` and
+`retain * 1.5` checkpoints, and a turn pays for a fraction of one prune, not one per step.
 """
 
 from __future__ import annotations
@@ -67,6 +68,12 @@ def retention_from_env() -> int:
     return value
 
 
+def _prune_now(metadata: CheckpointMetadata, retain: int) -> bool:
+    """Every `retain // 2` steps; steps keep counting across the runs of a thread."""
+    step = metadata.get("step", 0)
+    return step % max(retain // 2, 1) == 0
+
+
 def _params(config: RunnableConfig, keep: int) -> dict[str, Any]:
     configurable = config["configurable"]
     return {
@@ -89,7 +96,7 @@ class RetainingPostgresSaver(PostgresSaver):
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
         saved = super().put(config, checkpoint, metadata, new_versions)
-        if self.retain > 0:
+        if self.retain > 0 and _prune_now(metadata, self.retain):
             self.prune_thread(saved)
         return saved
 
@@ -118,7 +125,7 @@ class AsyncRetainingPostgresSaver(AsyncPostgresSaver):
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
         saved = await super().aput(config, checkpoint, metadata, new_versions)
-        if self.retain > 0:
+        if self.retain > 0 and _prune_now(metadata, self.retain):
             await self.aprune_thread(saved)
         return saved
 

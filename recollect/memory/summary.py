@@ -88,3 +88,17 @@ def cap_summary(text: str, max_tokens: int) -> str:
     if space > limit // 2:
         cut = cut[:space]
     return cut.rstrip() + "…"
+
+
+def extractive_fold(summary: str, pending: Sequence[BaseMessage], max_tokens: int) -> str:
+    """A model-free fold for the offline model: the user's own words, newest kept at the cap.
+
+    The offline stand-in cannot summarise; this keeps the demo and offline runs honest by
+    folding what the user said (assistant and tool text dropped) and cutting to the cap.
+    """
+    said = [truncate_text(str(m.text), 60) for m in pending if isinstance(m, HumanMessage)]
+    lines = [line for line in summary.splitlines() if line.strip()]
+    lines += [f"- user: {' '.join(text.split())}" for text in said]
+    while lines and text_tokens("\n".join(lines)) > max_tokens:
+        lines.pop(0)
+    return "\n".join(lines)

@@ -18,7 +18,7 @@ from langchain_core.messages import BaseMessage, SystemMessage, ToolMessage
 
 from recollect.memory.summary import cap_summary
 from recollect.memory.truncation import text_tokens, truncate_text
-from recollect.memory.window import MIN_MESSAGE_TOKENS, kept_messages, message_tokens
+from recollect.memory.window import MIN_MESSAGE_TOKENS, fit_window, message_tokens
 from recollect.state.agent import AgentState, PinnedValue, RecalledItem
 from recollect.state.context import Context
 
@@ -75,7 +75,7 @@ def build_prompt(state: AgentState, ctx: Context, shares: BudgetShares = SHARES)
 
     history, cut_tools = cut_tool_results(history, int(budget * shares.tool_results))
     room = max(budget - message_tokens([system]), 0)
-    fitted = kept_messages(history, room) if message_tokens(history) > room else history
+    fitted = fit_window(history, room).kept if message_tokens(history) > room else history
     tool_messages = [m for m in fitted if isinstance(m, ToolMessage)]
     tokens["tool_results"] = message_tokens(tool_messages)
     tokens["history"] = message_tokens(fitted) - tokens["tool_results"]

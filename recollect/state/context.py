@@ -63,3 +63,10 @@ class Context:
         default_factory=lambda: _env_float("RECOLLECT_MIN_CONFIDENCE", 0.7)
     )
     """Facts below this confidence go to review instead of long-term memory."""
+
+    def __post_init__(self) -> None:
+        """Budgets that cannot work are refused here, not discovered mid-conversation."""
+        for name in ("max_history_tokens", "summary_max_tokens", "context_tokens"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"Context.{name} must be a positive whole number, got {value!r}")

@@ -52,6 +52,12 @@ def test_demo_runs_a_multi_session_conversation(database_uri: str) -> None:
     assert "Session 2" in out
     assert "tokens sent:" in out
     assert "trimmed from the checkpoint" in out
+    assert "pinned exact values: email: dana@example.com; order: 8842-B; amount: $249.00" in out
+    assert "constraint: never suggest jQuery" in out
+    assert "summary folded (" in out
+    session_2 = out.split("Session 2")[1]
+    assert "summary=" in session_2, "the folded summary is in the prompt after a restart"
+    assert "pinned values carried into every prompt: email: dana@example.com" in session_2
 
 
 def test_db_status_reports_versions(database_uri: str) -> None:

@@ -46,13 +46,13 @@ def test_old_checkpoints_are_pruned_and_the_thread_still_resumes(
     saver.retain = 6
     kept = play(saver, "t-kept", 8)
     all_rows, kept_rows = rows(pool, "t-all"), rows(pool, "t-kept")
-    assert kept_rows[0] == 6
+    assert 6 <= kept_rows[0] <= 9, "between retain and 1.5 x retain, pruned every 3 steps"
     assert all_rows[0] > 30
     assert kept_rows[1] < all_rows[1]
     assert kept_rows[2] < all_rows[2]
     history = list(kept.get_state_history(thread_config("t-kept")))
-    assert len(history) == 6
-    full = list(plain.get_state_history(thread_config("t-all")))[:6]
+    assert len(history) == kept_rows[0]
+    full = list(plain.get_state_history(thread_config("t-all")))[: len(history)]
     for retained, original in zip(history, full, strict=True):  # every kept one loads whole
         assert retained.values.keys() == original.values.keys()
         assert [m.text for m in retained.values["messages"]] == [
@@ -62,7 +62,10 @@ def test_old_checkpoints_are_pruned_and_the_thread_still_resumes(
     expected = plain.get_state(thread_config("t-all")).values
     assert [m.text for m in latest["messages"]] == [m.text for m in expected["messages"]]
     kept.invoke(user_turn("one more"), config=thread_config("t-kept"), context=Context())
-    assert rows(pool, "t-kept")[0] == 6
+    assert 6 <= rows(pool, "t-kept")[0] <= 9
+    saver.prune_thread(thread_config("t-kept"))
+    assert rows(pool, "t-kept")[0] == 6, "an explicit prune leaves exactly `retain`"
+    assert len(kept.get_state(thread_config("t-kept")).values["messages"]) > 0
 
 
 def test_retention_setting_rejects_bad_values(monkeypatch: pytest.MonkeyPatch) -> None:

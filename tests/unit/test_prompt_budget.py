@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from recollect.memory.window import message_tokens
@@ -120,3 +121,17 @@ def test_pinned_values_over_their_share_keep_constraints_and_the_newest() -> Non
     assert "00000-X" not in section
     assert "older pinned values not shown" in section
     assert prompt.tokens["hidden_pinned"] > 0
+
+
+@pytest.mark.parametrize("field", ["max_history_tokens", "summary_max_tokens", "context_tokens"])
+@pytest.mark.parametrize("value", [0, -5, "3000"])
+def test_impossible_budgets_are_refused_with_a_clear_error(field: str, value: object) -> None:
+    with pytest.raises(ValueError, match=f"Context.{field} must be a positive whole number"):
+        Context(**{field: value})  # type: ignore[arg-type]
+
+
+def test_a_newest_turn_larger_than_the_whole_budget_is_cut_not_sent_whole() -> None:
+    state: AgentState = {"messages": [HumanMessage(content="q " * 20_000, id="h")]}
+    prompt = build_prompt(state, _ctx(2000))
+    assert prompt.tokens["total"] <= 2000 + 60
+    assert "characters" in prompt.messages[-1].text
