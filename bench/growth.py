@@ -65,6 +65,7 @@ PLANTED = {
     10: ("constraint", "never suggest jQuery", "One rule: never suggest jQuery for the frontend."),
 }
 TOOL_EVERY = 25
+SYSTEMS = ("naive", "langmem", "recollect")
 TOOL_LOG_TOKENS = 9000
 _WORDS = [
     *("dashboard", "migration", "rollout", "latency", "cache", "review", "deploy", "team"),
@@ -216,6 +217,7 @@ class System:
     summary_calls: int = 0
     last_prompt: str = ""
     last_user_text: str = ""
+    turns_missing_latest_user_message: list[int] = field(default_factory=list)
     error: str | None = None
 
     def play(self, messages: list[AnyMessage]) -> None:
@@ -229,6 +231,8 @@ class System:
         replies = [c for c in timer.calls if c[0] == self.reply_node]
         self.reply_prompt_tokens.append(replies[-1][1])
         self.last_prompt = replies[-1][3]
+        if self.last_user_text not in self.last_prompt:
+            self.turns_missing_latest_user_message.append(len(self.reply_prompt_tokens))
         self.all_prompt_tokens += sum(tokens for _, tokens, _, _ in timer.calls)
         self.summary_calls += len(timer.calls) - len(replies)
 
@@ -312,11 +316,14 @@ def run(args: argparse.Namespace, uri: str) -> dict[str, Any]:
     pool = open_pool(uri, max_size=4, name="bench-growth")
     retaining = RetainingPostgresSaver(pool)
     retaining.retain = args.retention
-    systems = [
-        naive_system(PostgresSaver(pool)),
-        langmem_system(PostgresSaver(pool), args.history_tokens, args.summary_tokens),
-        recollect_system(retaining, args.history_tokens, args.summary_tokens),
-    ]
+    builders: dict[str, Callable[[], System]] = {
+        "naive": lambda: naive_system(PostgresSaver(pool)),
+        "langmem": lambda: langmem_system(
+            PostgresSaver(pool), args.history_tokens, args.summary_tokens
+        ),
+        "recollect": lambda: recollect_system(retaining, args.history_tokens, args.summary_tokens),
+    }
+    systems = [builders[name]() for name in args.systems]
     rng = random.Random(42)
     turns = [turn_input(turn, rng) for turn in range(1, args.turns + 1)]
     snapshot_turns = sorted({t for t in (30, 50, 100, 200, args.turns) if t <= args.turns})
@@ -373,6 +380,10 @@ def report(
                 value in system.last_prompt for _, value, _ in PLANTED.values()
             ),
             "latest_user_message_in_prompt_at_end": system.last_user_text in system.last_prompt,
+            "turns_missing_latest_user_message": len(system.turns_missing_latest_user_message),
+            "first_turn_missing_latest_user_message": next(
+                iter(system.turns_missing_latest_user_message), None
+            ),
             "planted_values_missing_at_end": [
                 value for _, value, _ in PLANTED.values() if value not in system.last_prompt
             ],
@@ -405,6 +416,8 @@ NOTES = [
 
 
 def ratios(results: dict[str, Any]) -> dict[str, float | None]:
+    if "naive" not in results or "recollect" not in results:
+        return {}
     naive, ours = results["naive"], results["recollect"]
 
     def ratio(key: str) -> float | None:
@@ -433,6 +446,7 @@ def print_table(result: dict[str, Any]) -> None:
         "overhead_ms_p50_last_50_turns",
         "planted_values_in_prompt_at_end",
         "latest_user_message_in_prompt_at_end",
+        "turns_missing_latest_user_message",
     )
     names = list(result["systems"])
     print(f"{'':32}" + "".join(f"{n:>16}" for n in names))
@@ -452,6 +466,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--history-tokens", type=int, default=3000)
     parser.add_argument("--summary-tokens", type=int, default=400)
     parser.add_argument("--retention", type=int, default=DEFAULT_RETENTION)
+    parser.add_argument(
+        "--systems",
+        nargs="+",
+        choices=SYSTEMS,
+        default=list(SYSTEMS),
+        help="which agents to replay (default: all three)",
+    )
     parser.add_argument(
         "--database-uri", default=None, help="a Postgres to use (default: a temporary one)"
     )
