@@ -64,12 +64,16 @@ def _truncate_json(data: Any, max_chars: int) -> str:
     # Even minimal items are too many: keep a valid envelope with the ends of the document.
     whole = json.dumps(data, ensure_ascii=False)
     keep = max(max_chars - 120, 16) // 2
-    envelope = {
-        "truncated": f"{len(whole) - 2 * keep:,} characters cut",
-        "head": whole[:keep],
-        "tail": whole[-keep:],
-    }
-    return json.dumps(envelope, ensure_ascii=False)
+    while True:
+        envelope = {
+            "truncated": f"{len(whole) - 2 * keep:,} characters cut",
+            "head": whole[:keep],
+            "tail": whole[-keep:],
+        }
+        rendered = json.dumps(envelope, ensure_ascii=False)
+        if len(rendered) <= max_chars or keep <= 8:
+            return rendered
+        keep = keep * 3 // 4  # escaping made it longer than its budget
 
 
 def _shrink(value: Any, string_limit: int, item_limit: int) -> Any:

@@ -47,6 +47,9 @@ def summarize(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
             logger.warning("summary fold failed, %d messages kept for later: %s", len(pending), exc)
             return {}
         text = reply.text
+        if not text.strip():  # an empty fold would drop the messages without a trace
+            logger.warning("summary fold came back empty, %d messages kept", len(pending))
+            return {}
     summary = RunningSummary(
         text=cap_summary(text, cap),
         last_folded_id=pending[-1].id,

@@ -102,7 +102,7 @@ def test_the_summary_cap_is_sent_as_max_tokens_and_enforced_by_a_hard_cut(
     assert text_tokens(summary) <= 60
 
 
-@pytest.mark.parametrize("failure", ["http-500", "timeout"])
+@pytest.mark.parametrize("failure", ["http-500", "timeout", "empty"])
 def test_a_failed_fold_loses_nothing_and_folds_later(
     checkpointer: PostgresSaver,
     scripted_llm: ScriptedOpenAI,
@@ -112,6 +112,8 @@ def test_a_failed_fold_loses_nothing_and_folds_later(
 ) -> None:
     if failure == "http-500":
         responder.failure = Reply(error=ScriptedError(500, "summariser down"))
+    elif failure == "empty":
+        responder.failure = Reply(text="")
     else:
         monkeypatch.setenv("RECOLLECT_MODEL_TIMEOUT", "0.3")
         responder.failure = Reply(text="too late", delay=1.5)

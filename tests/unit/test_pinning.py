@@ -72,3 +72,8 @@ def test_the_reducer_never_drops_keys() -> None:
     b = PinnedValue(kind="email", value="b@x.io", source_message_id="2")
     merged = merge_pinned({"email:a@x.io": a}, {"email:b@x.io": b})
     assert set(merged) == {"email:a@x.io", "email:b@x.io"}
+
+
+def test_multi_part_content_is_read_as_text() -> None:
+    message = HumanMessage(content=[{"type": "text", "text": "my order 8842-B"}], id="h1")
+    assert values(pins_from_messages([message])) == {"8842-B": "order"}

@@ -135,3 +135,11 @@ def test_a_newest_turn_larger_than_the_whole_budget_is_cut_not_sent_whole() -> N
     prompt = build_prompt(state, _ctx(2000))
     assert prompt.tokens["total"] <= 2000 + 60
     assert "characters" in prompt.messages[-1].text
+
+
+def test_a_malformed_summary_cap_in_the_environment_is_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("RECOLLECT_SUMMARY_MAX_TOKENS", "lots")
+    with pytest.raises(ValueError, match="RECOLLECT_SUMMARY_MAX_TOKENS must be a whole number"):
+        Context()

@@ -71,7 +71,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(json_values.filter(lambda v: isinstance(v, (list, dict))), st.integers(40, 2000))
 def test_truncated_json_is_always_valid_and_within_budget(value: object, budget: int) -> None:
     text = json.dumps(value)
