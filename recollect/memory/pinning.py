@@ -117,8 +117,11 @@ def _instructions(text: str) -> list[tuple[str, str]]:
         clause = _LEAD_IN.sub("", clause.strip()).rstrip(".!;, ")
         if not clause or len(clause) > 200:
             continue
-        if _CONSTRAINT.search(clause):
-            found.append(("constraint", clause))
-        elif _PREFERENCE.search(clause):
-            found.append(("preference", clause))
+        for kind, pattern in (("constraint", _CONSTRAINT), ("preference", _PREFERENCE)):
+            match = pattern.search(clause)
+            if match:
+                # "order 1-A, never call before 9" → the part from the comma before the keyword
+                start = clause.rfind(",", 0, match.start()) + 1
+                found.append((kind, _LEAD_IN.sub("", clause[start:].strip())))
+                break
     return found
