@@ -77,3 +77,43 @@ def test_retention_setting_rejects_bad_values(monkeypatch: pytest.MonkeyPatch) -
         retention_from_env()
     monkeypatch.setenv("RECOLLECT_CHECKPOINT_RETENTION", "0")
     assert retention_from_env() == 0
+
+
+def test_the_async_saver_prunes_the_same_way(
+    database_uri: str, scripted_llm: ScriptedOpenAI
+) -> None:
+    import asyncio
+
+    from psycopg_pool import AsyncConnectionPool
+
+    from recollect.memory.db import CONNECTION_KWARGS
+    from recollect.memory.retention import AsyncRetainingPostgresSaver
+
+    async def play_async() -> tuple[int, int]:
+        pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
+            database_uri, min_size=1, max_size=2, kwargs=dict(CONNECTION_KWARGS), open=False
+        )
+        await pool.open(wait=True)
+        try:
+            saver = AsyncRetainingPostgresSaver(pool)
+            saver.retain = 4
+            agent = make_graph(checkpointer=saver)
+            config = thread_config("t-async")
+            for turn in range(5):
+                await agent.ainvoke(user_turn(f"turn {turn}"), config=config, context=Context())
+            async with pool.connection() as conn:
+                cur = await conn.execute(COUNT_ROWS_SQL, {"t": "t-async"})
+                before = (await cur.fetchone())["checkpoints"]
+            await saver.aprune_thread(config)
+            async with pool.connection() as conn:
+                cur = await conn.execute(COUNT_ROWS_SQL, {"t": "t-async"})
+                after = (await cur.fetchone())["checkpoints"]
+            state = await agent.aget_state(config)
+            assert state.values["messages"][-1].text == "scripted reply to: turn 4"
+            return before, after
+        finally:
+            await pool.close()
+
+    before, after = asyncio.run(play_async())
+    assert 4 <= before <= 6
+    assert after == 4
