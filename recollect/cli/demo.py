@@ -1,7 +1,8 @@
 """`recollect demo`: a scripted, multi-session conversation that shows the memory at work.
 
-Each turn prints what the model was sent (tokens per category) and what left the verbatim
-window. The second session reopens the database from scratch, as a restarted process would.
+Each turn prints what the model was sent (tokens per category), what left the verbatim
+window, which exact values were pinned and when the running summary folded. The second
+session reopens the database from scratch, as a restarted process would.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from recollect.state.scope import Scope
 
 DEMO_HISTORY_TOKENS = 220  # small on purpose, so trimming shows within a few turns
 DEMO_EXTRACT_EVERY_TURNS = 2  # so background extraction shows within the session
+DEMO_SUMMARY_TOKENS = 120
+_CATEGORIES = ("system", "pinned", "recalled", "summary", "history", "tool_results")
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
         max_history_tokens=DEMO_HISTORY_TOKENS,
         extract_every_turns=DEMO_EXTRACT_EVERY_TURNS,
         extract_after_idle_s=2.0,
+        summary_max_tokens=DEMO_SUMMARY_TOKENS,
     )
     print(f"user: {user}  thread: {thread}  history budget: {DEMO_HISTORY_TOKENS} tokens")
     shown = 0
@@ -97,8 +101,12 @@ def run(args: argparse.Namespace) -> int:
             stop.set()
             runner.join()
             _report_jobs(finished + worker.drain(thread_id=thread, ignore_debounce=True))
-            after = agent.get_state(config).values.get("messages", [])
+            values = agent.get_state(config).values
+            after = values.get("messages", [])
             print(f"\n(session ends; {len(after)} messages remain in the checkpoint)")
+            pinned = values.get("pinned") or {}
+            carried = "; ".join(f"{p['kind']}: {p['value']}" for p in pinned.values())
+            print(f"(pinned values carried into every prompt: {carried or 'none'})")
             shown = _show_candidates(persistence.pool, ctx, shown)
     return 0
 
@@ -133,6 +141,8 @@ def _play_turn(agent: Any, config: RunnableConfig, ctx: Context, text: str) -> N
     print(f"\nyou> {text}")
     trimmed: list[str] = []
     tokens: dict[str, int] = {}
+    pinned: list[str] = []
+    folded: dict[str, Any] | None = None
     reply = ""
     for update in agent.stream(
         user_turn(text),
@@ -146,14 +156,26 @@ def _play_turn(agent: Any, config: RunnableConfig, ctx: Context, text: str) -> N
             if node == "trim":
                 removed = change.get("messages", [])
                 trimmed += [str(m.id) for m in removed if isinstance(m, RemoveMessage)]
+            if node in ("trim", "call_model"):
+                pinned += [f"{p['kind']}: {p['value']}" for p in change.get("pinned", {}).values()]
+            if node == "summarize" and change.get("summary"):
+                folded = change["summary"]
             if node == "call_model":
                 tokens = change.get("context_tokens", {})
                 reply = change["messages"][-1].text
     print(textwrap.indent(textwrap.shorten(reply, 400, placeholder=" …"), "assistant> "))
-    sent = ", ".join(f"{k}={v}" for k, v in tokens.items() if k != "total")
+    sent = ", ".join(f"{k}={v}" for k, v in tokens.items() if k in _CATEGORIES and v)
     print(f"  · tokens sent: {tokens.get('total', 0)} ({sent})")
     if trimmed:
         print(f"  · trimmed from the checkpoint: {len(trimmed)} older message(s)")
+    if pinned:
+        print(f"  · pinned exact values: {'; '.join(pinned)}")
+    if folded:
+        newest = textwrap.shorten(folded["text"].splitlines()[-1], 120, placeholder=" …")
+        print(
+            f"  · summary folded ({folded['folded_messages']} messages so far, "
+            f"{len(folded['text'])} chars); newest: {newest}"
+        )
 
 
 def _banner(title: str) -> None:

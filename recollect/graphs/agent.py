@@ -1,4 +1,4 @@
-"""The agent graph: trim → call_model → extract around `AgentState`.
+"""The agent graph: trim → call_model → summarize (when due) → extract around `AgentState`.
 
 `graph` is compiled without a checkpointer or store, as LangGraph Platform and `langgraph dev`
 inject their own; scripts, the CLI and tests call `make_graph` with Postgres persistence.
@@ -13,23 +13,33 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
 from recollect.nodes.call_model import call_model
 from recollect.nodes.extract import extract
+from recollect.nodes.summarize import fold_pending, summarize
 from recollect.nodes.trim import trim
 from recollect.state.agent import AgentInput, AgentState
 from recollect.state.context import Context
+
+
+def _after_model(state: AgentState, runtime: Runtime[Context]) -> str:
+    """Fold only on turns that need it; the other turns save a step and its checkpoint."""
+    return "summarize" if fold_pending(state, runtime) else "extract"
+
 
 builder: StateGraph[AgentState, Context, AgentInput, AgentState] = StateGraph(
     AgentState, context_schema=Context, input_schema=AgentInput
 )
 builder.add_node("trim", trim)
 builder.add_node("call_model", call_model)
+builder.add_node("summarize", summarize)
 builder.add_node("extract", extract)
 builder.add_edge(START, "trim")
 builder.add_edge("trim", "call_model")
-builder.add_edge("call_model", "extract")
+builder.add_conditional_edges("call_model", _after_model, ["summarize", "extract"])
+builder.add_edge("summarize", "extract")
 builder.add_edge("extract", END)
 
 

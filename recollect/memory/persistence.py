@@ -17,6 +17,11 @@ from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from recollect.memory import migrations
 from recollect.memory.db import CONNECTION_KWARGS, check_reachable, open_pool, resolve_uri
+from recollect.memory.retention import (
+    AsyncRetainingPostgresSaver,
+    RetainingPostgresSaver,
+    retention_from_env,
+)
 from recollect.memory.roles import app_uri
 
 
@@ -45,11 +50,14 @@ def open_persistence(uri: str | None = None, *, announce: bool = True) -> Iterat
     the pool through `app_pool()` meanwhile."""
     target = uri or resolve_uri(announce=announce)
     version = migrate(target)
+    retain = retention_from_env()
     pool = open_pool(app_uri(target))
+    saver = RetainingPostgresSaver(pool)
+    saver.retain = retain
     previous = _app_pool
     use_pool(pool)
     try:
-        yield Persistence(target, pool, PostgresSaver(pool), version)
+        yield Persistence(target, pool, saver, version)
     finally:
         use_pool(previous)
         pool.close()
@@ -74,7 +82,7 @@ def app_pool() -> ConnectionPool[Any]:
         if _app_pool is None:
             target = resolve_uri(announce=False)
             migrate(target)
-            _app_pool = open_pool(target, name="recollect-app")
+            _app_pool = open_pool(app_uri(target), name="recollect-app")
             atexit.register(_app_pool.close)
         return _app_pool
 
@@ -90,8 +98,8 @@ WHERE c.metadata->>'run_id' = ANY(%(run_ids)s)
 DELETE_CHECKPOINTS_FOR_RUNS = "DELETE FROM checkpoints WHERE metadata->>'run_id' = ANY(%(run_ids)s)"
 
 
-class PlatformPostgresSaver(AsyncPostgresSaver):
-    """`AsyncPostgresSaver` plus `adelete_for_runs`, which the LangGraph server needs for
+class PlatformPostgresSaver(AsyncRetainingPostgresSaver):
+    """The retaining async saver plus `adelete_for_runs`, which the LangGraph server needs for
     `multitask_strategy="rollback"` (how the `memory` graph is debounced). Blobs are shared
     between checkpoints and are left in place."""
 
@@ -104,14 +112,20 @@ class PlatformPostgresSaver(AsyncPostgresSaver):
 
 @asynccontextmanager
 async def platform_checkpointer() -> AsyncIterator[AsyncPostgresSaver]:
-    """Checkpointer for `langgraph dev` (via `langgraph.json`), persisting to our Postgres."""
+    """Checkpointer for `langgraph dev` (via `langgraph.json`), persisting to our Postgres.
+
+    It keeps the newest `RECOLLECT_CHECKPOINT_RETENTION` checkpoints of each thread.
+    """
     target = await asyncio.to_thread(resolve_uri)  # blocking work stays off the event loop
     await asyncio.to_thread(migrate, target)
+    retain = retention_from_env()
     pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
         app_uri(target), min_size=1, max_size=8, kwargs=dict(CONNECTION_KWARGS), open=False
     )
     await pool.open(wait=True)
     try:
-        yield PlatformPostgresSaver(pool)
+        saver = PlatformPostgresSaver(pool)
+        saver.retain = retain
+        yield saver
     finally:
         await pool.close()

@@ -1,63 +1,146 @@
-"""Assemble what the model sees: one system message with memory sections, then the tail.
+"""Assemble what the model sees within `Context.context_tokens`, category by category.
 
-Each memory section is a `## Heading` block so any model (and the offline one) can tell
-memory from instructions.
+One system message carries the instructions and the memory sections (each a `## Heading`
+block, so any model, and the offline one, can tell memory from instructions); the verbatim
+history follows. Each category has a share of the budget and is cut its own way when it
+overflows: pinned values keep constraints and the newest values, recalled memories drop the
+lowest-ranked whole items, the summary is cut hard, tool results keep head and tail (JSON
+stays valid), and the history drops its oldest whole turns. The history gets whatever the
+other categories leave, so a short summary means more verbatim turns.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from langchain_core.messages import AnyMessage, BaseMessage, SystemMessage
-from langchain_core.messages.utils import count_tokens_approximately
+from langchain_core.messages import BaseMessage, SystemMessage, ToolMessage
 
-from recollect.state.agent import AgentState
+from recollect.memory.summary import cap_summary
+from recollect.memory.truncation import text_tokens, truncate_text
+from recollect.memory.window import MIN_MESSAGE_TOKENS, fit_window, message_tokens
+from recollect.state.agent import AgentState, PinnedValue, RecalledItem
 from recollect.state.context import Context
 
 
 @dataclass(frozen=True)
+class BudgetShares:
+    """Each category's share of `Context.context_tokens`; the history gets the remainder."""
+
+    pinned: float = 0.10
+    recalled: float = 0.15
+    summary: float = 0.10
+    tool_results: float = 0.25
+
+
+SHARES = BudgetShares()
+
+
+@dataclass(frozen=True)
 class Prompt:
-    """The messages to send and the tokens each category used."""
+    """The messages to send and the tokens each category used (plus what was cut)."""
 
     messages: list[BaseMessage]
     tokens: dict[str, int]
 
 
-def _tokens(text: str) -> int:
-    return count_tokens_approximately([SystemMessage(content=text)]) if text else 0
+def build_prompt(state: AgentState, ctx: Context, shares: BudgetShares = SHARES) -> Prompt:
+    """System prompt, budgeted memory sections, then the verbatim history that still fits."""
+    budget = ctx.context_tokens
+    history: list[BaseMessage] = [*state.get("unfolded", []), *state.get("messages", [])]
+    system_parts = [ctx.system_prompt]
+    thread_system = [m for m in state.get("messages", [])[:1] if m.type == "system"]
+    if thread_system:
+        system_parts.append(thread_system[0].text)
+        history = [m for m in history if m is not thread_system[0]]
+    tokens: dict[str, int] = {"system": text_tokens("\n\n".join(system_parts))}
 
-
-def memory_sections(state: AgentState) -> dict[str, str]:
-    """Section name → body, only for memory that is present."""
-    sections: dict[str, str] = {}
-    pinned = state.get("pinned") or {}
-    if pinned:
-        sections["Pinned values"] = "\n".join(
-            f"- {key}: {item['value']}" for key, item in sorted(pinned.items())
-        )
-    recalled = state.get("recalled") or []
-    if recalled:
-        sections["Recalled memories"] = "\n".join(
-            f"- ({item['learned_at'][:10]}) {item['text']}" for item in recalled
-        )
+    sections: list[tuple[str, str, str]] = []
+    pinned_body, hidden_pins = render_pinned(state.get("pinned") or {}, int(budget * shares.pinned))
+    if pinned_body:
+        sections.append(("Pinned values", "pinned", pinned_body))
+    recalled_body, dropped_recalled = render_recalled(
+        state.get("recalled") or [], int(budget * shares.recalled)
+    )
+    if recalled_body:
+        sections.append(("Recalled memories", "recalled", recalled_body))
     summary = state.get("summary")
     if summary and summary["text"]:
-        sections["Conversation summary"] = summary["text"]
-    return sections
-
-
-def build_prompt(state: AgentState, ctx: Context) -> Prompt:
-    """System prompt (plus any system message in the thread), memory sections, then history."""
-    history: list[AnyMessage] = list(state.get("messages", []))
-    system_parts = [ctx.system_prompt]
-    if history and history[0].type == "system":
-        system_parts.append(str(history[0].content))
-        history = history[1:]
-    tokens = {"system": _tokens("\n\n".join(system_parts))}
-    for name, body in memory_sections(state).items():
-        system_parts.append(f"## {name}\n{body}")
-        tokens[name.lower().replace(" ", "_")] = _tokens(body)
-    tokens["history"] = count_tokens_approximately(history) if history else 0
+        text = cap_summary(summary["text"], int(budget * shares.summary))
+        sections.append(("Conversation summary", "summary", text))
+    for heading, key, body in sections:
+        system_parts.append(f"## {heading}\n{body}")
+        tokens[key] = text_tokens(body)
     system = SystemMessage(content="\n\n".join(system_parts))
-    tokens["total"] = count_tokens_approximately([system, *history])
-    return Prompt(messages=[system, *history], tokens=tokens)
+
+    history, cut_tools = cut_tool_results(history, int(budget * shares.tool_results))
+    room = max(budget - message_tokens([system]), 0)
+    fitted = fit_window(history, room).kept if message_tokens(history) > room else history
+    tool_messages = [m for m in fitted if isinstance(m, ToolMessage)]
+    tokens["tool_results"] = message_tokens(tool_messages)
+    tokens["history"] = message_tokens(fitted) - tokens["tool_results"]
+    tokens["total"] = message_tokens([system, *fitted])
+    tokens["cut_tool_results"] = cut_tools
+    tokens["dropped_history"] = len(history) - len(fitted)
+    tokens["dropped_recalled"] = dropped_recalled
+    tokens["hidden_pinned"] = hidden_pins
+    return Prompt(messages=[system, *fitted], tokens=tokens)
+
+
+def render_pinned(pinned: dict[str, PinnedValue], max_tokens: int) -> tuple[str, int]:
+    """One line per value; over budget, constraints and the newest values win a place."""
+    items = list(pinned.values())
+    ordered = [p for p in items if p["kind"] in ("constraint", "preference")]
+    ordered += [p for p in reversed(items) if p["kind"] not in ("constraint", "preference")]
+    lines: list[str] = []
+    used = 0
+    for item in ordered:
+        line = f"- {item['kind']}: {item['value']}"
+        cost = text_tokens(line) + 1
+        if used + cost > max_tokens:
+            break
+        lines.append(line)
+        used += cost
+    hidden = len(ordered) - len(lines)
+    if hidden:
+        lines.append(f"- ({hidden} older pinned values not shown)")
+    return "\n".join(lines), hidden
+
+
+def render_recalled(recalled: Sequence[RecalledItem], max_tokens: int) -> tuple[str, int]:
+    """Highest score first; an item that does not fit is dropped whole, never cut."""
+    lines: list[str] = []
+    used = 0
+    for item in sorted(recalled, key=lambda r: r["score"], reverse=True):
+        line = f"- ({item['learned_at'][:10]}) {item['text']}"
+        cost = text_tokens(line) + 1
+        if used + cost > max_tokens:
+            continue
+        lines.append(line)
+        used += cost
+    return "\n".join(lines), len(recalled) - len(lines)
+
+
+def cut_tool_results(
+    history: Sequence[BaseMessage], max_tokens: int
+) -> tuple[list[BaseMessage], int]:
+    """Fit all tool results in their share: the largest are cut first, to an equal cap."""
+    sizes = {i: message_tokens([m]) for i, m in enumerate(history) if isinstance(m, ToolMessage)}
+    if sum(sizes.values()) <= max_tokens:
+        return list(history), 0
+    low, high = MIN_MESSAGE_TOKENS, max(sizes.values())
+    while low < high:
+        cap = (low + high + 1) // 2
+        if sum(min(size, cap) for size in sizes.values()) <= max_tokens:
+            low = cap
+        else:
+            high = cap - 1
+    result = list(history)
+    cut = 0
+    for i, size in sizes.items():
+        message = result[i]
+        if size > low and isinstance(message.content, str):
+            content = truncate_text(message.content, max(low - 8, MIN_MESSAGE_TOKENS))
+            result[i] = message.model_copy(update={"content": content})
+            cut += 1
+    return result, cut

@@ -59,6 +59,8 @@ class AgentState(TypedDict, total=False):
 
     messages: Annotated[list[AnyMessage], add_messages]
     summary: RunningSummary | None
+    unfolded: list[AnyMessage]
+    """Messages that left the verbatim window but are not yet folded into `summary`."""
     pinned: Annotated[dict[str, PinnedValue], merge_pinned]
     recalled: Annotated[list[RecalledItem], replace_recalled]
     context_tokens: dict[str, int]

