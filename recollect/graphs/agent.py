@@ -1,4 +1,4 @@
-"""The agent graph: trim → call_model around `AgentState`.
+"""The agent graph: trim → call_model (→ tools → call_model while the model calls tools).
 
 `graph` is compiled without a checkpointer or store, as LangGraph Platform and `langgraph dev`
 inject their own; scripts, the CLI and tests call `make_graph` with Postgres persistence.
@@ -13,9 +13,11 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
 from langgraph.store.base import BaseStore
 
-from recollect.nodes.call_model import call_model
+from recollect.graphs.tools import AGENT_TOOLS
+from recollect.nodes.call_model import make_call_model
 from recollect.nodes.trim import trim
 from recollect.state.agent import AgentInput, AgentState
 from recollect.state.context import Context
@@ -24,10 +26,12 @@ builder: StateGraph[AgentState, Context, AgentInput, AgentState] = StateGraph(
     AgentState, context_schema=Context, input_schema=AgentInput
 )
 builder.add_node("trim", trim)
-builder.add_node("call_model", call_model)
+builder.add_node("call_model", make_call_model(AGENT_TOOLS))
+builder.add_node("tools", ToolNode(AGENT_TOOLS))
 builder.add_edge(START, "trim")
 builder.add_edge("trim", "call_model")
-builder.add_edge("call_model", END)
+builder.add_conditional_edges("call_model", tools_condition, {"tools": "tools", END: END})
+builder.add_edge("tools", "call_model")
 
 
 def make_graph(
