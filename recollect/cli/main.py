@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from recollect.cli import chat, db, demo
+from recollect.cli import approvals, chat, db, demo
 from recollect.memory.errors import RecollectError
 
 EXIT_FAILURE = 2
@@ -21,6 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     chat.register(commands)
     demo.register(commands)
     db.register(commands)
+    approvals.register(commands)
     return parser
 
 

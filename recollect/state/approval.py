@@ -35,6 +35,11 @@ class RefundRequest(BaseModel):
     def _strip(cls, value: Any) -> Any:
         return value.strip() if isinstance(value, str) else value
 
+    @field_validator("amount", mode="after")
+    @classmethod
+    def _cents(cls, value: Decimal) -> Decimal:
+        return value.quantize(Decimal("0.01"))
+
 
 class ReviewDecision(BaseModel):
     """The only shape a reviewer's answer may take (the interrupt's response schema)."""
