@@ -40,7 +40,7 @@ from recollect.memory.approval_store import (
     list_workflows,
     refunds_of,
 )
-from recollect.memory.shared_pool import shared_pool
+from recollect.memory.shared_pool import shared_pool, use_pool
 from recollect.nodes.approval.common import thread_id_for
 from recollect.state.approval import (
     AuditRecord,
@@ -244,14 +244,13 @@ class Approvals:
     def _run(self, payload: Any, workflow_id: str, ctx: Context) -> None:
         """Run the graph as a top-level run, even when called from inside another graph's
         step (the agent's tool): an empty `contextvars` context drops the caller's run config,
-        so the workflow gets its own thread and its interrupt does not become the caller's."""
-        contextvars.Context().run(
-            self.graph.invoke,
-            payload,
-            self._config(workflow_id),
-            context=ctx,
-            durability="sync",
-        )
+        so the workflow gets its own thread and its interrupt does not become the caller's.
+        The steps use this object's pool."""
+        contextvars.Context().run(self._invoke, payload, workflow_id, ctx)
+
+    def _invoke(self, payload: Any, workflow_id: str, ctx: Context) -> None:
+        with use_pool(self.pool):
+            self.graph.invoke(payload, self._config(workflow_id), context=ctx, durability="sync")
 
     @contextmanager
     def _deciding(self, workflow_id: str) -> Iterator[None]:

@@ -1,10 +1,12 @@
-"""One connection pool per process, for code that runs where no pool is handed in.
+"""The pool graph steps use when no pool can be handed to them.
 
 Graph nodes cannot receive a pool through LangGraph's run-time context (it must stay
-serialisable for the HTTP API), so they ask here. A process that already has a pool (the CLI,
-a test) installs it with `use_pool`; otherwise — under `langgraph dev` or LangGraph Platform —
-the first caller resolves the database the same way `platform_checkpointer` does, migrates it
-and opens a pool that lives until the process exits.
+serialisable for the HTTP API), so they ask here. Whoever runs a graph with a pool of its own
+(the CLI, `Approvals`, a test) installs it with `use_pool` for the duration — a context
+variable, so concurrent runs in other threads or tasks keep theirs. Where nobody installed one
+— under `langgraph dev` or LangGraph Platform — the first caller resolves the database the
+same way `platform_checkpointer` does, migrates it and opens a pool that lives until the
+process exits.
 """
 
 from __future__ import annotations
@@ -13,34 +15,34 @@ import atexit
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from psycopg_pool import ConnectionPool
 
 from recollect.memory.db import open_pool, resolve_uri
 
+_installed: ContextVar[ConnectionPool[Any] | None] = ContextVar("recollect_pool", default=None)
 _lock = threading.Lock()
-_installed: list[ConnectionPool[Any]] = []
 _opened: dict[str, ConnectionPool[Any]] = {}
 
 
 @contextmanager
 def use_pool(pool: ConnectionPool[Any]) -> Iterator[ConnectionPool[Any]]:
-    """Make `pool` this process's pool until the block exits (nests; innermost wins)."""
-    with _lock:
-        _installed.append(pool)
+    """Make `pool` the pool for this context until the block exits (nests)."""
+    token = _installed.set(pool)
     try:
         yield pool
     finally:
-        with _lock:
-            _installed.remove(pool)
+        _installed.reset(token)
 
 
 def shared_pool() -> ConnectionPool[Any]:
-    """The installed pool, else one opened (and migrated) on first use."""
+    """The installed pool, else the process's own, opened (and migrated) on first use."""
+    installed = _installed.get()
+    if installed is not None:
+        return installed
     with _lock:
-        if _installed:
-            return _installed[-1]
         if "default" not in _opened:
             from recollect.memory.persistence import migrate
 
