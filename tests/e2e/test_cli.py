@@ -52,6 +52,10 @@ def test_demo_runs_a_multi_session_conversation(database_uri: str) -> None:
     assert "Session 2" in out
     assert "tokens sent:" in out
     assert "trimmed from the checkpoint" in out
+    assert "is submitted_for_review (awaiting review)" in out
+    assert "--by manager-maria  (exit 0)" in out
+    assert "is completed; refunds paid: 1" in out
+    assert "approve   → approved             by manager-maria — duplicate charge" in out
 
 
 def test_db_status_reports_versions(database_uri: str) -> None:
