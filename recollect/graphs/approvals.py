@@ -118,7 +118,7 @@ class Approvals:
         workflow_id = uuid.uuid4().hex[:12]
         self._run(
             {"request": request.model_dump(mode="json"), "origin_thread_id": origin_thread_id},
-            workflow_id,
+            _thread(thread_id_for(workflow_id)),
             Context(org_id=owner.org_id, user_id=owner.user_id),
         )
         return self.show(workflow_id, org_id=org_id, viewer=user_id)
@@ -151,15 +151,15 @@ class Approvals:
                 "nothing was changed"
             ) from exc
         record = self._find(workflow_id, org_id, decision.by)
+        config = _thread(record.thread_id)
         with self._deciding(workflow_id):
-            snapshot = self.graph.get_state(self._config(workflow_id))
-            if not snapshot.interrupts:
+            if not self.graph.get_state(config).interrupts:
                 raise DecisionRefusedError(
                     _not_awaiting(self._find(workflow_id, org_id, decision.by))
                 )
             self._run(
                 Command(resume=decision.model_dump(mode="json")),
-                workflow_id,
+                config,
                 Context(org_id=org_id, user_id=decision.by),
             )
         view = self.show(workflow_id, org_id=org_id, viewer=decision.by)
@@ -170,9 +170,10 @@ class Approvals:
     def resume(self, workflow_id: str, *, org_id: str, viewer: str = SYSTEM_VIEWER) -> WorkflowView:
         """Finish a run that stopped between steps (a crash or a kill); a no-op otherwise."""
         record = self._find(workflow_id, org_id, viewer)
-        snapshot = self.graph.get_state(self._config(workflow_id))
+        config = _thread(record.thread_id)
+        snapshot = self.graph.get_state(config)
         if snapshot.next and not snapshot.interrupts:
-            self._run(None, workflow_id, Context(org_id=record.org_id, user_id=record.user_id))
+            self._run(None, config, Context(org_id=record.org_id, user_id=record.user_id))
         return self.show(workflow_id, org_id=org_id, viewer=viewer)
 
     def stalled(self, *, org_id: str, viewer: str = SYSTEM_VIEWER) -> list[str]:
@@ -188,7 +189,7 @@ class Approvals:
         """The workflow, its audit trail, its refunds and where its checkpoint stands."""
         record = self._find(workflow_id, org_id, viewer)
         scope = Scope.for_org(org_id, viewer)
-        snapshot = self.graph.get_state(self._config(workflow_id))
+        snapshot = self.graph.get_state(_thread(record.thread_id))
         values = snapshot.values or {}
         raw_state = values.get("workflow_state")
         interrupt_error = next(
@@ -220,9 +221,9 @@ class Approvals:
 
     def history(self, workflow_id: str, *, org_id: str) -> list[str]:
         """`workflow_state` at each checkpoint, oldest first (repeats collapsed)."""
-        self._find(workflow_id, org_id, SYSTEM_VIEWER)
+        config = self.config_for(workflow_id, org_id=org_id)
         states: list[str] = []
-        for snapshot in reversed(list(self.graph.get_state_history(self._config(workflow_id)))):
+        for snapshot in reversed(list(self.graph.get_state_history(config))):
             value = (snapshot.values or {}).get("workflow_state")
             if value and (not states or states[-1] != value):
                 states.append(str(value))
@@ -238,19 +239,22 @@ class Approvals:
             raise WorkflowNotFoundError(workflow_id, org_id)
         return record
 
-    def _config(self, workflow_id: str) -> RunnableConfig:
-        return {"configurable": {"thread_id": thread_id_for(workflow_id)}}
+    def config_for(
+        self, workflow_id: str, *, org_id: str, viewer: str = SYSTEM_VIEWER
+    ) -> RunnableConfig:
+        """The workflow's thread config, for `graph.get_state`, history or a direct resume."""
+        return _thread(self._find(workflow_id, org_id, viewer).thread_id)
 
-    def _run(self, payload: Any, workflow_id: str, ctx: Context) -> None:
+    def _run(self, payload: Any, config: RunnableConfig, ctx: Context) -> None:
         """Run the graph as a top-level run, even when called from inside another graph's
         step (the agent's tool): an empty `contextvars` context drops the caller's run config,
         so the workflow gets its own thread and its interrupt does not become the caller's.
         The steps use this object's pool."""
-        contextvars.Context().run(self._invoke, payload, workflow_id, ctx)
+        contextvars.Context().run(self._invoke, payload, config, ctx)
 
-    def _invoke(self, payload: Any, workflow_id: str, ctx: Context) -> None:
+    def _invoke(self, payload: Any, config: RunnableConfig, ctx: Context) -> None:
         with use_pool(self.pool):
-            self.graph.invoke(payload, self._config(workflow_id), context=ctx, durability="sync")
+            self.graph.invoke(payload, config, context=ctx, durability="sync")
 
     @contextmanager
     def _deciding(self, workflow_id: str) -> Iterator[None]:
@@ -270,6 +274,11 @@ class Approvals:
                     "SELECT pg_advisory_unlock(%s, hashtext(%s))",
                     (DECISION_LOCK_CLASS, workflow_id),
                 )
+
+
+def _thread(thread_id: str) -> RunnableConfig:
+    """Workflows started here run on `approval-<id>`; over the HTTP API, on the API's thread."""
+    return {"configurable": {"thread_id": thread_id}}
 
 
 def process_approvals() -> Approvals:

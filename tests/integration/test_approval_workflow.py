@@ -9,7 +9,7 @@ import pytest
 from langgraph.types import Command
 from psycopg_pool import ConnectionPool
 
-from recollect.graphs.approvals import Approvals
+from recollect.graphs.approvals import DECISION_LOCK_CLASS, Approvals
 from recollect.memory.approval_errors import (
     DecisionRefusedError,
     InvalidDecisionError,
@@ -50,7 +50,7 @@ def test_a_request_waits_at_the_review_gate_with_a_typed_payload(approvals: Appr
     assert view.next_steps == ["review"]
     assert [a.transition for a in view.audit] == ["create", "submit"]
     assert view.refunds == []
-    snapshot = approvals.graph.get_state(approvals._config(workflow_id))
+    snapshot = approvals.graph.get_state(approvals.config_for(workflow_id, org_id="acme"))
     payload = snapshot.interrupts[0].value
     assert payload["workflow_id"] == workflow_id
     assert payload["request"] == {
@@ -91,7 +91,7 @@ def test_approval_executes_the_refund_once_and_history_shows_each_transition(
         "executing",
         "completed",
     ]
-    state = approvals.graph.get_state(approvals._config(workflow_id)).values
+    state = approvals.graph.get_state(approvals.config_for(workflow_id, org_id="acme")).values
     assert state["decision"]["by"] == "maria"
     assert state["decision"]["note"] == "duplicate charge"
     assert state["execution"]["outcome"] == "applied"
@@ -133,11 +133,11 @@ def test_invalid_decisions_are_refused_clearly_and_change_nothing(
     approvals: Approvals, answer: dict[str, Any], message: str
 ) -> None:
     workflow_id = _request(approvals)
-    before = approvals.graph.get_state(approvals._config(workflow_id))
+    before = approvals.graph.get_state(approvals.config_for(workflow_id, org_id="acme"))
     with pytest.raises(InvalidDecisionError, match=message) as caught:
         approvals.decide(workflow_id, answer, org_id="acme")
     assert "nothing was changed" in str(caught.value)
-    after = approvals.graph.get_state(approvals._config(workflow_id))
+    after = approvals.graph.get_state(approvals.config_for(workflow_id, org_id="acme"))
     assert after.config == before.config
     assert approvals.show(workflow_id, org_id="acme").state is WorkflowState.SUBMITTED_FOR_REVIEW
 
@@ -147,7 +147,7 @@ def test_an_invalid_resume_sent_straight_to_the_graph_asks_again_with_the_reason
 ) -> None:
     """What a client of the HTTP API sees: the gate re-opens with `error` set."""
     workflow_id = _request(approvals)
-    config = approvals._config(workflow_id)
+    config = approvals.config_for(workflow_id, org_id="acme")
     result = approvals.graph.invoke(
         Command(resume={"decision": "approve", "by": ""}),
         config,
@@ -188,7 +188,7 @@ def test_a_reviewer_of_another_org_is_refused(approvals: Approvals) -> None:
     # The gate itself refuses too, for clients that resume the graph directly.
     result = approvals.graph.invoke(
         Command(resume={"decision": "approve", "by": "mallory"}),
-        approvals._config(workflow_id),
+        approvals.config_for(workflow_id, org_id="acme"),
         context=Context(org_id="globex", user_id="mallory"),
     )
     assert result["workflow_state"] == "submitted_for_review"
@@ -245,7 +245,7 @@ def test_re_running_execute_after_the_effect_committed_pays_nothing_more(
     """Replays the crash window: the refund committed, the checkpoint still `executing`."""
     workflow_id = _request(approvals)
     approvals.approve(workflow_id, org_id="acme", by="maria")
-    config = approvals._config(workflow_id)
+    config = approvals.config_for(workflow_id, org_id="acme")
     executing = next(
         s
         for s in approvals.graph.get_state_history(config)
@@ -271,3 +271,49 @@ def test_listing_filters_by_state_and_requester(approvals: Approvals) -> None:
     assert [w.id for w in approvals.workflows(org_id="acme", user_id="omar")] == [other.id]
     with pytest.raises(ValueError, match="'pending' is not a valid WorkflowState"):
         approvals.workflows(org_id="acme", state="pending")
+
+
+def test_a_workflow_started_on_any_thread_is_found_and_approved_by_its_thread(
+    approvals: Approvals, pool: ConnectionPool[Any]
+) -> None:
+    """As over the HTTP API, where the server names the thread: the thread id is the id."""
+    with use_pool(pool):
+        started = approvals.graph.invoke(
+            {"request": {"order_id": "9", "amount": 12, "reason": "broken"}},
+            {"configurable": {"thread_id": "3f0c9a52-studio"}},
+            context=Context(org_id="acme", user_id="dana"),
+        )
+    assert started["workflow_id"] == "3f0c9a52-studio"
+    view = approvals.approve("3f0c9a52-studio", org_id="acme", by="maria")
+    assert view.workflow.thread_id == "3f0c9a52-studio"
+    assert view.state is WorkflowState.COMPLETED
+    assert len(view.refunds) == 1
+
+
+def test_a_second_reviewer_deciding_at_the_same_moment_is_turned_away(
+    approvals: Approvals, pool: ConnectionPool[Any]
+) -> None:
+    workflow_id = _request(approvals)
+    with pool.connection() as other_reviewer:
+        other_reviewer.execute(
+            "SELECT pg_advisory_lock(%s, hashtext(%s))", (DECISION_LOCK_CLASS, workflow_id)
+        )
+        with pytest.raises(DecisionRefusedError, match="another reviewer is deciding"):
+            approvals.approve(workflow_id, org_id="acme", by="omar")
+        other_reviewer.execute(
+            "SELECT pg_advisory_unlock(%s, hashtext(%s))", (DECISION_LOCK_CLASS, workflow_id)
+        )
+    assert approvals.show(workflow_id, org_id="acme").awaiting_review
+    assert approvals.approve(workflow_id, org_id="acme", by="omar").state is WorkflowState.COMPLETED
+
+
+def test_starting_a_second_workflow_on_a_used_thread_is_refused(approvals: Approvals) -> None:
+    workflow_id = _request(approvals)
+    approvals.reject(workflow_id, org_id="acme", by="maria", reason="no")
+    with pytest.raises(InvalidRequestError, match="already holds workflow"):
+        approvals.graph.invoke(
+            {"request": {"order_id": "2", "amount": 1, "reason": "again"}},
+            approvals.config_for(workflow_id, org_id="acme"),
+            context=Context(org_id="acme", user_id="dana"),
+        )
+    assert approvals.show(workflow_id, org_id="acme").state is WorkflowState.REJECTED
