@@ -317,3 +317,17 @@ def test_starting_a_second_workflow_on_a_used_thread_is_refused(approvals: Appro
             context=Context(org_id="acme", user_id="dana"),
         )
     assert approvals.show(workflow_id, org_id="acme").state is WorkflowState.REJECTED
+
+
+def test_an_invalid_request_sent_straight_to_the_graph_fails_the_run_and_records_nothing(
+    approvals: Approvals, pool: ConnectionPool[Any]
+) -> None:
+    """What a client of the HTTP API sees: the run errors with the field that is wrong."""
+    with pytest.raises(InvalidRequestError, match="invalid refund request: amount: Input should"):
+        approvals.graph.invoke(
+            {"request": {"order_id": "9", "amount": "-1", "reason": "x"}},
+            {"configurable": {"thread_id": "bad-request"}},
+            context=Context(org_id="acme", user_id="dana"),
+        )
+    assert _count(pool, "SELECT count(*) AS n FROM approval_workflows") == 0
+    assert _count(pool, "SELECT count(*) AS n FROM approval_audit") == 0

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from recollect.graphs.approval import NEXT_STEP
 from recollect.state.workflow import (
@@ -122,3 +124,46 @@ def test_every_state_has_a_step_and_contexts_cover_every_field_value() -> None:
     assert {c.outcome for c in contexts} == {None, *Outcome}
     assert Decision.APPROVE.past == "approved"
     assert Decision.REJECT.past == "rejected"
+
+
+_GUARDS = {
+    "always": _always,
+    "decided": _decided,
+    "approved": _approved,
+    "rejected": lambda c: c.decision is Decision.REJECT,
+    "valid": lambda c: c.request_valid,
+    "applied": lambda c: c.outcome is Outcome.APPLIED,
+    "failed": lambda c: c.outcome is Outcome.FAILED,
+}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(list(WorkflowState)),
+            st.sampled_from(list(WorkflowState)),
+            st.sampled_from(sorted(_GUARDS)),
+        ),
+        max_size=10,
+    )
+)
+def test_any_table_that_builds_is_unambiguous_reachable_and_closed(
+    edges: list[tuple[WorkflowState, WorkflowState, str]],
+) -> None:
+    transitions = [Transition(a, b, _GUARDS[g], f"t{i}") for i, (a, b, g) in enumerate(edges)]
+    try:
+        table = TransitionTable(transitions)
+    except TransitionTableError:
+        return
+    for state in WorkflowState:
+        for ctx in all_contexts():
+            assert sum(t.guard(ctx) for t in table.exits(state)) <= 1
+        assert (state in TERMINAL_STATES) == (not table.exits(state))
+    seen, frontier = {S.DRAFT}, [S.DRAFT]
+    while frontier:
+        for t in table.exits(frontier.pop()):
+            if t.to_state not in seen:
+                seen.add(t.to_state)
+                frontier.append(t.to_state)
+    assert seen == set(WorkflowState)
