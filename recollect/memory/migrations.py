@@ -84,6 +84,26 @@ CREATE TABLE refunds (
     executed_at timestamptz NOT NULL,
     UNIQUE (org_id, user_id, order_id)
 );
+DO $$
+DECLARE
+    target text;
+BEGIN
+    -- Reviewers read their organisation's workflows; only the owner's scope writes them.
+    FOREACH target IN ARRAY ARRAY['approval_workflows', 'approval_audit', 'refunds'] LOOP
+        EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', target);
+        EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', target);
+        EXECUTE format(
+            'CREATE POLICY org_reads ON %I FOR SELECT '
+            'USING (org_id = current_setting(''app.org_id'', true))', target);
+        EXECUTE format(
+            'CREATE POLICY owner_writes ON %I '
+            'USING (org_id = current_setting(''app.org_id'', true) '
+            '   AND user_id = current_setting(''app.user_id'', true)) '
+            'WITH CHECK (org_id = current_setting(''app.org_id'', true) '
+            '   AND user_id = current_setting(''app.user_id'', true))', target);
+    END LOOP;
+END
+$$;
 """,
     ),
 )
