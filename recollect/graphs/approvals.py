@@ -38,6 +38,7 @@ from recollect.memory.approval_store import (
     audit_trail,
     find_workflow,
     list_workflows,
+    open_workflow_for_order,
     refunds_of,
 )
 from recollect.memory.shared_pool import shared_pool, use_pool
@@ -69,6 +70,9 @@ class WorkflowView(BaseModel):
     review_error: str | None
     audit: list[AuditRecord]
     refunds: list[RefundRecord]
+    reused: bool = False
+    """True when `request` found this unfinished workflow for the same order instead of
+    starting another (a model that repeats a tool call files one request, not two)."""
 
     @property
     def id(self) -> str:
@@ -102,7 +106,11 @@ class Approvals:
         currency: str = "USD",
         origin_thread_id: str | None = None,
     ) -> WorkflowView:
-        """Start a refund workflow and run it to the review gate; it is then durable."""
+        """Start a refund workflow and run it to the review gate; it is then durable.
+
+        An unfinished workflow of the same owner for the same order is returned instead
+        (`reused=True`), so repeating a request does not queue a second one.
+        """
         owner = Scope.for_user(org_id, user_id)
         try:
             request = RefundRequest.model_validate(
@@ -115,6 +123,10 @@ class Approvals:
             )
         except ValidationError as exc:
             raise InvalidRequestError(f"invalid refund request: {_describe(exc)}") from exc
+        existing = open_workflow_for_order(self.pool, owner, request.order_id)
+        if existing is not None:
+            view = self.show(existing.id, org_id=org_id, viewer=user_id)
+            return view.model_copy(update={"reused": True})
         workflow_id = uuid.uuid4().hex[:12]
         self._run(
             {"request": request.model_dump(mode="json"), "origin_thread_id": origin_thread_id},

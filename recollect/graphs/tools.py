@@ -54,6 +54,11 @@ def request_refund(order_id: str, amount: float, reason: str, runtime: ToolRunti
     except RecollectError as exc:
         return f"The refund request was not filed: {exc}"
     request = view.workflow.request
+    if view.reused:
+        return (
+            f"Refund request {view.id} for order {request['order_id']} already exists and is "
+            f"{view.state.value}; no second request was filed."
+        )
     return (
         f"Refund request {view.id} for order {request['order_id']} "
         f"({request['amount']} {request['currency']}) is pending: it is "

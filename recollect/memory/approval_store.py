@@ -70,6 +70,14 @@ ORDER BY created_at, id
 LIMIT %(limit)s
 """
 
+SELECT_OPEN_FOR_ORDER = """
+SELECT * FROM approval_workflows
+WHERE org_id = %(org_id)s AND user_id = %(user_id)s AND request ->> 'order_id' = %(order_id)s
+  AND state NOT IN ('rejected', 'completed', 'failed')
+ORDER BY created_at, id
+LIMIT 1
+"""
+
 SELECT_AUDIT = """
 SELECT transition, from_state, to_state, actor, note, at FROM approval_audit
 WHERE workflow_id = %(id)s AND org_id = %(org_id)s
@@ -197,6 +205,18 @@ def find_workflow(
     """The workflow if it belongs to the viewer's organisation, else None."""
     with scoped(pool, viewer) as conn:
         row = conn.execute(SELECT_WORKFLOW, _keys(viewer, workflow_id)).fetchone()
+    return WorkflowRecord.model_validate(row) if row else None
+
+
+def open_workflow_for_order(
+    pool: ConnectionPool[Any], owner: Scope, order_id: str
+) -> WorkflowRecord | None:
+    """The owner's unfinished workflow for this order, if one exists."""
+    with scoped(pool, owner) as conn:
+        row = conn.execute(
+            SELECT_OPEN_FOR_ORDER,
+            {"org_id": owner.org_id, "user_id": owner.user_id, "order_id": order_id},
+        ).fetchone()
     return WorkflowRecord.model_validate(row) if row else None
 
 

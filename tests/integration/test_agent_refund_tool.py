@@ -62,6 +62,24 @@ def test_request_refund_starts_a_durable_workflow_owned_by_the_caller(
     assert not agent.get_state(thread_config("dana-chat")).interrupts
     assert agent.get_state(thread_config("dana-chat")).next == ()
 
+    scripted_llm.reply_tool_calls(
+        [
+            {
+                "name": "request_refund",
+                "args": {"order_id": "8842-B", "amount": 249.0, "reason": "still waiting"},
+            }
+        ]
+    )
+    scripted_llm.reply("It is already pending.")
+    with use_pool(pool):
+        repeated = agent.invoke(
+            user_turn("refund 8842-B please!"), config=thread_config("dana-chat"), context=ctx
+        )
+    assert "already exists and is submitted_for_review; no second request was filed" in (
+        repeated["messages"][-2].text
+    )
+    assert len(approvals.workflows(org_id="acme")) == 1
+
     scripted_llm.reply_tool_calls([{"name": "refund_status", "args": {"request_id": workflow.id}}])
     scripted_llm.reply("Still waiting.")
     with use_pool(pool):

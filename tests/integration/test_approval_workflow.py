@@ -229,8 +229,9 @@ def test_a_second_refund_of_the_same_order_fails_instead_of_paying_twice(
     approvals: Approvals, pool: ConnectionPool[Any]
 ) -> None:
     first = _request(approvals, order="77")
-    second = _request(approvals, order="77")
     approvals.approve(first, org_id="acme", by="maria")
+    second = _request(approvals, order="77")  # the first is finished: a new workflow
+    assert second != first
     view = approvals.approve(second, org_id="acme", by="maria")
     assert view.state is WorkflowState.FAILED
     assert view.refunds == []
@@ -331,3 +332,28 @@ def test_an_invalid_request_sent_straight_to_the_graph_fails_the_run_and_records
         )
     assert _count(pool, "SELECT count(*) AS n FROM approval_workflows") == 0
     assert _count(pool, "SELECT count(*) AS n FROM approval_audit") == 0
+
+
+def test_repeating_a_request_for_an_unfinished_order_returns_the_same_workflow(
+    approvals: Approvals, pool: ConnectionPool[Any]
+) -> None:
+    first = approvals.request(
+        org_id="acme", user_id="dana", order_id="5", amount="10", reason="late"
+    )
+    again = approvals.request(
+        org_id="acme", user_id="dana", order_id=" 5 ", amount="10", reason="late, again"
+    )
+    assert not first.reused
+    assert again.reused
+    assert again.id == first.id
+    assert _count(pool, "SELECT count(*) AS n FROM approval_workflows") == 1
+    other_user = approvals.request(
+        org_id="acme", user_id="omar", order_id="5", amount="10", reason="mine"
+    )
+    assert other_user.id != first.id
+    approvals.reject(first.id, org_id="acme", by="maria", reason="no")
+    after_rejection = approvals.request(
+        org_id="acme", user_id="dana", order_id="5", amount="10", reason="please reconsider"
+    )
+    assert not after_rejection.reused
+    assert after_rejection.id != first.id
