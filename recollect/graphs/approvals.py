@@ -189,9 +189,10 @@ class Approvals:
         return self.show(workflow_id, org_id=org_id, viewer=viewer)
 
     def stalled(self, *, org_id: str, viewer: str = SYSTEM_VIEWER) -> list[str]:
-        """Workflows that stopped mid-run and need `resume` (approved or executing)."""
+        """Workflows that may have stopped between steps (`resume` checks the checkpoint and
+        does nothing where the run is in fact waiting for review or done)."""
         ids = []
-        for state in (WorkflowState.APPROVED, WorkflowState.EXECUTING):
+        for state in (WorkflowState.DRAFT, WorkflowState.APPROVED, WorkflowState.EXECUTING):
             ids += [w.id for w in self.workflows(org_id=org_id, viewer=viewer, state=state)]
         return ids
 

@@ -357,3 +357,22 @@ def test_repeating_a_request_for_an_unfinished_order_returns_the_same_workflow(
     )
     assert not after_rejection.reused
     assert after_rejection.id != first.id
+
+
+def test_a_run_stopped_between_steps_is_listed_as_stalled_and_resumed_to_the_gate(
+    approvals: Approvals,
+) -> None:
+    """`interrupt_after` stops the run after `draft` as a crash would."""
+    approvals.graph.invoke(
+        {"request": {"order_id": "4", "amount": "8", "reason": "lost"}},
+        {"configurable": {"thread_id": "approval-stopped01"}},
+        context=Context(org_id="acme", user_id="dana"),
+        interrupt_after=["draft"],
+    )
+    assert approvals.stalled(org_id="acme") == ["stopped01"]
+    assert approvals.show("stopped01", org_id="acme").next_steps == ["submit"]
+    view = approvals.resume("stopped01", org_id="acme")
+    assert view.state is WorkflowState.SUBMITTED_FOR_REVIEW
+    assert view.awaiting_review
+    assert approvals.stalled(org_id="acme") == []
+    assert approvals.resume("stopped01", org_id="acme").awaiting_review  # a no-op at the gate
