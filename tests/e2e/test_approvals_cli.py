@@ -12,6 +12,8 @@ from typing import Any
 from psycopg_pool import ConnectionPool
 
 from recollect.graphs.approvals import Approvals
+from recollect.memory.tenancy import scoped
+from recollect.state.scope import Scope
 from tests.support.processes import Interactive, run_recollect
 
 HISTORY = ["draft", "submitted_for_review", "approved", "executing", "completed"]
@@ -39,7 +41,7 @@ def _show(env: dict[str, str], workflow_id: str) -> dict[str, Any]:
 
 
 def _refunds(pool: ConnectionPool[Any], workflow_id: str) -> int:
-    with pool.connection() as conn:
+    with scoped(pool, Scope.for_org("acme", "auditor")) as conn:
         row = conn.execute(
             "SELECT count(*) AS n FROM refunds WHERE workflow_id = %s", (workflow_id,)
         ).fetchone()

@@ -17,7 +17,9 @@ from recollect.memory.approval_errors import (
     WorkflowNotFoundError,
 )
 from recollect.memory.shared_pool import use_pool
+from recollect.memory.tenancy import scoped
 from recollect.state.context import Context
+from recollect.state.scope import Scope
 from recollect.state.workflow import WorkflowState
 
 
@@ -28,7 +30,8 @@ def approvals(pool: ConnectionPool[Any]) -> Iterator[Approvals]:
 
 
 def _count(pool: ConnectionPool[Any], sql: str, *params: Any) -> int:
-    with pool.connection() as conn:
+    """Counted as a reviewer of `acme` would see it (the tables sit behind row-level security)."""
+    with scoped(pool, Scope.for_org("acme", "auditor")) as conn:
         row = conn.execute(sql, params).fetchone()
     assert row is not None
     return int(row["n"])
