@@ -2,7 +2,8 @@
 
 Checkpointed fields are TypedDicts of JSON values (plain dicts on disk, readable over the HTTP
 API); what crosses a trust boundary — the request and the reviewer's decision — is validated
-by pydantic models first.
+by pydantic models first. The TypedDicts come from `typing_extensions` because pydantic can
+only build JSON schemas (Studio's forms, the API's `/schemas`) from those on Python 3.11.
 """
 
 from __future__ import annotations
@@ -10,9 +11,10 @@ from __future__ import annotations
 import operator
 from datetime import datetime
 from decimal import Decimal
-from typing import Annotated, Any, Literal, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from typing_extensions import TypedDict
 
 from recollect.state.workflow import Decision, WorkflowState
 
@@ -130,10 +132,19 @@ class ApprovalState(TypedDict, total=False):
     audit: Annotated[list[AuditEntry], operator.add]
 
 
+class RefundRequestInput(TypedDict):
+    """A `RefundRequest` as a caller sends it (what Studio's input form shows)."""
+
+    order_id: str
+    amount: str | float
+    reason: str
+    currency: NotRequired[str]
+
+
 class ApprovalInput(TypedDict):
     """What starts a workflow: the request (the owner comes from the run's context)."""
 
-    request: dict[str, Any]
+    request: RefundRequestInput
     origin_thread_id: NotRequired[str | None]
 
 

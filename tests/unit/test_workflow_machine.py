@@ -167,3 +167,15 @@ def test_any_table_that_builds_is_unambiguous_reachable_and_closed(
                 seen.add(t.to_state)
                 frontier.append(t.to_state)
     assert seen == set(WorkflowState)
+
+
+def test_the_approval_graph_describes_its_input_and_output_as_json_schema() -> None:
+    """Studio's forms and the HTTP API's `/schemas` are built from these."""
+    from recollect.graphs.approval import graph
+
+    given_input = graph.get_input_jsonschema()
+    assert given_input["required"] == ["request"]
+    request = given_input["$defs"]["RefundRequestInput"]
+    assert request["required"] == ["order_id", "amount", "reason"]
+    output = graph.get_output_jsonschema()
+    assert {"workflow_state", "decision", "audit"} <= set(output["properties"])
