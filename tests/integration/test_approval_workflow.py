@@ -176,6 +176,14 @@ def test_approving_twice_is_refused_and_names_the_first_decision(approvals: Appr
         approvals.approve(workflow_id, org_id="acme", by="omar")
     with pytest.raises(DecisionRefusedError, match="no longer awaiting review"):
         approvals.reject(workflow_id, org_id="acme", by="omar", reason="too late")
+    # Resuming the finished graph directly (as an HTTP client could) changes nothing either.
+    replay = approvals.graph.invoke(
+        Command(resume={"decision": "approve", "by": "omar"}),
+        approvals.config_for(workflow_id, org_id="acme"),
+        context=Context(org_id="acme", user_id="omar"),
+    )
+    assert replay["workflow_state"] == "completed"
+    assert replay["decision"]["by"] == "maria"
     view = approvals.show(workflow_id, org_id="acme")
     assert view.workflow.decided_by == "maria"
     assert len(view.refunds) == 1
