@@ -39,9 +39,23 @@ NEXT_STEP: dict[WorkflowState, str] = {
 """Which step acts in each state; terminal states end the run."""
 
 
+ACTS_IN: dict[str, WorkflowState] = {
+    "submit": WorkflowState.DRAFT,
+    "review": WorkflowState.SUBMITTED_FOR_REVIEW,
+    "start_execution": WorkflowState.APPROVED,
+    "execute": WorkflowState.EXECUTING,
+}
+"""The state each step moves the workflow out of (`draft` creates it)."""
+
+
 def route(state: ApprovalState) -> str:
     """The next step for the current `workflow_state`."""
     return NEXT_STEP[WorkflowState(state["workflow_state"])]
+
+
+def _targets(states: set[WorkflowState]) -> list[str]:
+    """Where `route` can go from these states (drawn as the graph's edges in Studio)."""
+    return sorted({NEXT_STEP[s] for s in states})
 
 
 builder: StateGraph[ApprovalState, Context, ApprovalInput, ApprovalState] = StateGraph(
@@ -52,19 +66,6 @@ builder.add_node("submit", submit)
 builder.add_node("review", review)
 builder.add_node("start_execution", start_execution)
 builder.add_node("execute", execute)
-ACTS_IN: dict[str, WorkflowState] = {
-    "submit": WorkflowState.DRAFT,
-    "review": WorkflowState.SUBMITTED_FOR_REVIEW,
-    "start_execution": WorkflowState.APPROVED,
-    "execute": WorkflowState.EXECUTING,
-}
-"""The state each step moves the workflow out of (`draft` creates it)."""
-
-
-def _targets(states: set[WorkflowState]) -> list[str]:
-    return sorted({NEXT_STEP[s] for s in states})
-
-
 builder.add_edge(START, "draft")
 builder.add_conditional_edges("draft", route, _targets({WorkflowState.DRAFT}))
 for _step, _state in ACTS_IN.items():
