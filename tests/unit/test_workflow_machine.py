@@ -179,3 +179,18 @@ def test_the_approval_graph_describes_its_input_and_output_as_json_schema() -> N
     assert request["required"] == ["order_id", "amount", "reason"]
     output = graph.get_output_jsonschema()
     assert {"workflow_state", "decision", "audit"} <= set(output["properties"])
+
+
+def test_the_graph_edges_follow_the_transition_table() -> None:
+    from recollect.graphs.approval import graph
+
+    edges = sorted((e.source, e.target) for e in graph.get_graph().edges)
+    assert edges == [
+        ("__start__", "draft"),
+        ("draft", "submit"),
+        ("execute", "__end__"),
+        ("review", "__end__"),
+        ("review", "start_execution"),
+        ("start_execution", "execute"),
+        ("submit", "review"),
+    ]
