@@ -35,11 +35,10 @@ from recollect.memory.approval_errors import (
     WorkflowNotFoundError,
 )
 from recollect.memory.approval_store import (
-    audit_trail,
     find_workflow,
     list_workflows,
     open_workflow_for_order,
-    refunds_of,
+    workflow_detail,
 )
 from recollect.memory.shared_pool import shared_pool, use_pool
 from recollect.nodes.approval.common import thread_id_for
@@ -200,22 +199,23 @@ class Approvals:
 
     def show(self, workflow_id: str, *, org_id: str, viewer: str = SYSTEM_VIEWER) -> WorkflowView:
         """The workflow, its audit trail, its refunds and where its checkpoint stands."""
-        record = self._find(workflow_id, org_id, viewer)
-        scope = Scope.for_org(org_id, viewer)
-        snapshot = self.graph.get_state(_thread(record.thread_id))
+        detail = workflow_detail(self.pool, Scope.for_org(org_id, viewer), workflow_id)
+        if detail is None:
+            raise WorkflowNotFoundError(workflow_id, org_id)
+        snapshot = self.graph.get_state(_thread(detail.record.thread_id))
         values = snapshot.values or {}
         raw_state = values.get("workflow_state")
         interrupt_error = next(
             (i.value.get("error") for i in snapshot.interrupts if isinstance(i.value, dict)), None
         )
         return WorkflowView(
-            workflow=record,
+            workflow=detail.record,
             checkpoint_state=WorkflowState(raw_state) if raw_state else None,
             awaiting_review=bool(snapshot.interrupts),
             next_steps=list(snapshot.next),
             review_error=interrupt_error,
-            audit=audit_trail(self.pool, scope, workflow_id),
-            refunds=refunds_of(self.pool, scope, workflow_id),
+            audit=detail.audit,
+            refunds=detail.refunds,
         )
 
     def workflows(

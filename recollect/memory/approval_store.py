@@ -220,6 +220,33 @@ def open_workflow_for_order(
     return WorkflowRecord.model_validate(row) if row else None
 
 
+@dataclass(frozen=True)
+class WorkflowDetail:
+    """A workflow with its trail and effects, read in one transaction."""
+
+    record: WorkflowRecord
+    audit: list[AuditRecord]
+    refunds: list[RefundRecord]
+
+
+def workflow_detail(
+    pool: ConnectionPool[Any], viewer: Scope, workflow_id: str
+) -> WorkflowDetail | None:
+    """Record, audit trail and refunds as of one snapshot, or None outside the viewer's org."""
+    keys = _keys(viewer, workflow_id)
+    with scoped(pool, viewer) as conn:
+        row = conn.execute(SELECT_WORKFLOW, keys).fetchone()
+        if row is None:
+            return None
+        audit = conn.execute(SELECT_AUDIT, keys).fetchall()
+        refunds = conn.execute(SELECT_REFUNDS, keys).fetchall()
+    return WorkflowDetail(
+        WorkflowRecord.model_validate(row),
+        [AuditRecord.model_validate(a) for a in audit],
+        [RefundRecord.model_validate(r) for r in refunds],
+    )
+
+
 def list_workflows(
     pool: ConnectionPool[Any],
     viewer: Scope,
@@ -235,20 +262,6 @@ def list_workflows(
             {"org_id": viewer.org_id, "user_id": user_id, "state": state, "limit": limit},
         ).fetchall()
     return [WorkflowRecord.model_validate(row) for row in rows]
-
-
-def audit_trail(pool: ConnectionPool[Any], viewer: Scope, workflow_id: str) -> list[AuditRecord]:
-    """The workflow's transitions, oldest first."""
-    with scoped(pool, viewer) as conn:
-        rows = conn.execute(SELECT_AUDIT, _keys(viewer, workflow_id)).fetchall()
-    return [AuditRecord.model_validate(row) for row in rows]
-
-
-def refunds_of(pool: ConnectionPool[Any], viewer: Scope, workflow_id: str) -> list[RefundRecord]:
-    """The refunds a workflow made (zero or one)."""
-    with scoped(pool, viewer) as conn:
-        rows = conn.execute(SELECT_REFUNDS, _keys(viewer, workflow_id)).fetchall()
-    return [RefundRecord.model_validate(row) for row in rows]
 
 
 def _keys(scope: Scope, workflow_id: str) -> dict[str, Any]:
