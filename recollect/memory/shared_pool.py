@@ -21,6 +21,7 @@ from typing import Any
 from psycopg_pool import ConnectionPool
 
 from recollect.memory.db import open_pool, resolve_uri
+from recollect.memory.persistence import migrate
 
 _installed: ContextVar[ConnectionPool[Any] | None] = ContextVar("recollect_pool", default=None)
 _lock = threading.Lock()
@@ -44,8 +45,6 @@ def shared_pool() -> ConnectionPool[Any]:
         return installed
     with _lock:
         if "default" not in _opened:
-            from recollect.memory.persistence import migrate
-
             uri = resolve_uri(announce=False)
             migrate(uri)
             pool = open_pool(uri, name="recollect-shared")
