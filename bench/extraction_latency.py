@@ -24,7 +24,8 @@ from langgraph.checkpoint.postgres import PostgresSaver
 from recollect.graphs.agent import make_graph, thread_config, user_turn
 from recollect.memory import migrations
 from recollect.memory.db import CONNECTION_KWARGS, open_pool, with_database
-from recollect.memory.persistence import use_pool
+from recollect.memory.roles import app_uri
+from recollect.memory.shared_pool import install_process_pool
 from recollect.memory.worker import Worker, WorkerSettings, start_background
 from recollect.state.context import Context
 from tests.support.extraction import is_extraction
@@ -59,10 +60,9 @@ def run(turns: int, reply_delay_ms: float, extraction_delay_ms: float) -> dict[s
     uri = with_database(admin, "bench")
     with psycopg.connect(uri, **CONNECTION_KWARGS) as conn:
         migrations.setup(conn)
-    pool = open_pool(uri, max_size=8, name="bench")
-    use_pool(pool)
+    pool = open_pool(app_uri(uri), max_size=8, name="bench")
     try:
-        with ScriptedOpenAI() as model:
+        with install_process_pool(pool), ScriptedOpenAI() as model:
             model.set_default(_responder(reply_delay_ms / 1000, extraction_delay_ms / 1000))
             os.environ.update(
                 OPENAI_BASE_URL=model.base_url,
@@ -71,7 +71,6 @@ def run(turns: int, reply_delay_ms: float, extraction_delay_ms: float) -> dict[s
             )
             samples, done = _measure(pool, turns, extraction_delay_ms)
     finally:
-        use_pool(None)
         pool.close()
         server.cleanup()
     table = {

@@ -1,13 +1,18 @@
 """`recollect demo`: a scripted, multi-session conversation that shows the memory at work.
 
 Each turn prints what the model was sent (tokens per category), what left the verbatim
-window, which exact values were pinned and when the running summary folded. The second
-session reopens the database from scratch, as a restarted process would.
+window, which exact values were pinned and when the running summary folded; background jobs
+extract facts between turns. The second session reopens the database from scratch, as a
+restarted process would. The last part files a refund that waits for approval, approves it
+from a separate process, and shows it executed.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
 import textwrap
 import uuid
 from dataclasses import dataclass
@@ -16,7 +21,9 @@ from typing import Any
 from langchain_core.messages import RemoveMessage
 from langchain_core.runnables import RunnableConfig
 
+from recollect.cli.approvals import describe
 from recollect.graphs.agent import make_graph, thread_config, user_turn
+from recollect.graphs.approvals import Approvals
 from recollect.memory.models import describe_model
 from recollect.memory.persistence import open_persistence
 from recollect.memory.review import list_candidates
@@ -108,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
             carried = "; ".join(f"{p['kind']}: {p['value']}" for p in pinned.values())
             print(f"(pinned values carried into every prompt: {carried or 'none'})")
             shown = _show_candidates(persistence.pool, ctx, shown)
+    _refund_walkthrough(ctx)
     return 0
 
 
@@ -135,6 +143,45 @@ def _show_candidates(pool: Any, ctx: Context, already_shown: int) -> int:
         why = f"  ← {'; '.join(item.reasons)}" if item.reasons else ""
         print(f"  {labels[item.status]} {item.confidence:.2f} [{item.category}] {item.text}{why}")
     return len(items)
+
+
+def _refund_walkthrough(ctx: Context) -> None:
+    """Request (what the agent's `request_refund` tool does), approve elsewhere, show."""
+    _banner("Approval: a refund waits for a manager")
+    with open_persistence(announce=False) as persistence:
+        approvals = Approvals(persistence.pool, persistence.checkpointer)
+        view = approvals.request(
+            org_id=ctx.org_id,
+            user_id=ctx.user_id,
+            order_id="8842-B",
+            amount="249.00",
+            reason="charged twice",
+        )
+        print(f"refund request {view.id} is {view.state.value} (awaiting review)")
+        print(textwrap.indent(describe(view), "  "))
+        uri = persistence.uri
+    print("\n(a manager approves it from a separate process)")
+    command = [sys.executable, "-m", "recollect.cli.main", "approvals", "approve", view.id]
+    command += ["--org", ctx.org_id, "--by", "manager-maria", "--note", "duplicate charge"]
+    approver = subprocess.run(
+        command,
+        env={**os.environ, "RECOLLECT_DATABASE_URI": uri},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    print(
+        f"$ recollect approvals approve {view.id} --by manager-maria  (exit {approver.returncode})"
+    )
+    if approver.returncode != 0:
+        print(textwrap.indent(approver.stderr.strip(), "  "))
+        return
+    with open_persistence(uri, announce=False) as persistence:
+        final = Approvals(persistence.pool, persistence.checkpointer).show(
+            view.id, org_id=ctx.org_id
+        )
+    print(f"\nrefund request {final.id} is {final.state.value}; refunds paid: {len(final.refunds)}")
+    print(textwrap.indent(describe(final), "  "))
 
 
 def _play_turn(agent: Any, config: RunnableConfig, ctx: Context, text: str) -> None:

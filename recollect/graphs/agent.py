@@ -1,4 +1,4 @@
-"""The agent graph: trim → call_model → summarize (when due) → extract around `AgentState`.
+"""The agent graph: trim → call_model (⇄ tools) → summarize (when due) → extract.
 
 `graph` is compiled without a checkpointer or store, as LangGraph Platform and `langgraph dev`
 inject their own; scripts, the CLI and tests call `make_graph` with Postgres persistence.
@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import AnyMessage, HumanMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.prebuilt import ToolNode
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
-from recollect.nodes.call_model import call_model
+from recollect.graphs.tools import AGENT_TOOLS
+from recollect.nodes.call_model import make_call_model
 from recollect.nodes.extract import extract
 from recollect.nodes.summarize import fold_pending, summarize
 from recollect.nodes.trim import trim
@@ -25,7 +27,11 @@ from recollect.state.context import Context
 
 
 def _after_model(state: AgentState, runtime: Runtime[Context]) -> str:
-    """Fold only on turns that need it; the other turns save a step and its checkpoint."""
+    """Tool calls run first; a fold happens only on turns that need it (the others save a
+    step and its checkpoint); every turn ends by queueing extraction."""
+    messages = state.get("messages", [])
+    if messages and isinstance(messages[-1], AIMessage) and messages[-1].tool_calls:
+        return "tools"
     return "summarize" if fold_pending(state, runtime) else "extract"
 
 
@@ -33,12 +39,14 @@ builder: StateGraph[AgentState, Context, AgentInput, AgentState] = StateGraph(
     AgentState, context_schema=Context, input_schema=AgentInput
 )
 builder.add_node("trim", trim)
-builder.add_node("call_model", call_model)
+builder.add_node("call_model", make_call_model(AGENT_TOOLS))
+builder.add_node("tools", ToolNode(AGENT_TOOLS))
 builder.add_node("summarize", summarize)
 builder.add_node("extract", extract)
 builder.add_edge(START, "trim")
 builder.add_edge("trim", "call_model")
-builder.add_conditional_edges("call_model", _after_model, ["summarize", "extract"])
+builder.add_conditional_edges("call_model", _after_model, ["tools", "summarize", "extract"])
+builder.add_edge("tools", "call_model")
 builder.add_edge("summarize", "extract")
 builder.add_edge("extract", END)
 

@@ -2,7 +2,9 @@
 
 Every table with a `user_id` column must appear in `USER_TABLES` (a test compares it with
 `information_schema`), so a new table cannot be forgotten silently. Checkpoints carry no
-user id; they are found through the threads the user owns.
+user id; they are found through the threads the user owns (agent threads and the threads of
+their approval workflows). Refunds are deleted with the workflows that paid them: a deployment
+that must keep financial records should export them (`recollect memory export`) first.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ CHECKPOINT_TABLES: tuple[str, ...] = ("checkpoint_writes", "checkpoint_blobs", "
 """LangGraph's tables, keyed by thread id."""
 
 USER_TABLES: tuple[str, ...] = (
+    "refunds",
+    "approval_audit",
+    "approval_workflows",
     "fact_candidates",
     "memory_job_messages",
     "memory_jobs",
@@ -26,7 +31,11 @@ USER_TABLES: tuple[str, ...] = (
 )
 """Our tables with a `user_id` column, children before parents. `threads` goes last."""
 
-OWNED_THREAD_IDS = "SELECT thread_id FROM threads WHERE org_id = %s AND user_id = %s"
+OWNED_THREAD_IDS = """
+SELECT thread_id FROM threads WHERE org_id = %(org)s AND user_id = %(user)s
+UNION
+SELECT thread_id FROM approval_workflows WHERE org_id = %(org)s AND user_id = %(user)s
+"""
 DELETE_CHECKPOINT_ROWS = "DELETE FROM {} WHERE thread_id = ANY(%s)"
 COUNT_CHECKPOINT_ROWS = "SELECT count(*) AS n FROM {} WHERE thread_id = ANY(%s)"
 DELETE_USER_ROWS = "DELETE FROM {} WHERE org_id = %s AND user_id = %s"
@@ -42,7 +51,8 @@ def forget_user(pool: ConnectionPool[Any], scope: Scope) -> dict[str, int]:
     user = (scope.org_id, scope.user_id)
     deleted: dict[str, int] = {}
     with scoped(pool, Scope.for_user(*user)) as conn:
-        threads = [r["thread_id"] for r in conn.execute(OWNED_THREAD_IDS, user).fetchall()]
+        owner = {"org": scope.org_id, "user": scope.user_id}
+        threads = [r["thread_id"] for r in conn.execute(OWNED_THREAD_IDS, owner).fetchall()]
         for table in CHECKPOINT_TABLES:
             deleted[table] = _rowcount(conn, DELETE_CHECKPOINT_ROWS, table, (threads,))
         for table in USER_TABLES:

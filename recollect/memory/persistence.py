@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import atexit
-import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
@@ -23,6 +21,7 @@ from recollect.memory.retention import (
     retention_from_env,
 )
 from recollect.memory.roles import app_uri
+from recollect.memory.shared_pool import install_process_pool
 
 
 @dataclass(frozen=True)
@@ -46,45 +45,19 @@ def migrate(uri: str) -> int:
 
 @contextmanager
 def open_persistence(uri: str | None = None, *, announce: bool = True) -> Iterator[Persistence]:
-    """Resolve (or start) the database, migrate it, and close the pool on exit; nodes reach
-    the pool through `app_pool()` meanwhile."""
+    """Resolve (or start) the database, migrate it, and close the pool on exit; graph steps
+    reach the pool through `shared_pool()` meanwhile."""
     target = uri or resolve_uri(announce=announce)
     version = migrate(target)
     retain = retention_from_env()
     pool = open_pool(app_uri(target))
     saver = RetainingPostgresSaver(pool)
     saver.retain = retain
-    previous = _app_pool
-    use_pool(pool)
     try:
-        yield Persistence(target, pool, saver, version)
+        with install_process_pool(pool):
+            yield Persistence(target, pool, saver, version)
     finally:
-        use_pool(previous)
         pool.close()
-
-
-_app_pool: ConnectionPool[Any] | None = None
-_app_pool_lock = threading.Lock()
-
-
-def use_pool(pool: ConnectionPool[Any] | None) -> None:
-    """Install the pool nodes use (the CLI and tests install theirs); None uninstalls it."""
-    global _app_pool
-    with _app_pool_lock:
-        _app_pool = pool
-
-
-def app_pool() -> ConnectionPool[Any]:
-    """The pool nodes use: the installed one, else one opened (and migrated) from the
-    environment on first use, as under `langgraph dev` or LangGraph Platform."""
-    global _app_pool
-    with _app_pool_lock:
-        if _app_pool is None:
-            target = resolve_uri(announce=False)
-            migrate(target)
-            _app_pool = open_pool(app_uri(target), name="recollect-app")
-            atexit.register(_app_pool.close)
-        return _app_pool
 
 
 DELETE_WRITES_FOR_RUNS = """

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from langchain_core.messages import HumanMessage
+from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
 
 from recollect.memory.models import chat_model
@@ -15,21 +17,40 @@ from recollect.state.agent import AgentState, merge_pinned
 from recollect.state.context import Context
 
 
-def call_model(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """One model call; the tokens per category go into state for traces and the demo.
+class ModelNode(Protocol):
+    """The step's signature, as LangGraph's `add_node` expects it."""
 
-    Tool results that arrived since the last human message (a tool loop) have not passed
-    through trim yet, so their exact values are pinned here, before the prompt's
-    tool-results share can cut them.
-    """
-    ctx = context_of(runtime)
-    messages = state.get("messages", [])
-    last_human = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=0)
-    pins = new_pins(state.get("pinned"), messages[last_human:])
-    view: AgentState = {**state, "pinned": merge_pinned(state.get("pinned"), pins)}
-    prompt = build_prompt(view, ctx)
-    reply = chat_model(ctx.model).invoke(prompt.messages)
-    update: dict[str, Any] = {"messages": [reply], "context_tokens": prompt.tokens}
-    if pins:
-        update["pinned"] = pins
-    return update
+    def __call__(self, state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]: ...
+
+
+def make_call_model(tools: Sequence[BaseTool] = ()) -> ModelNode:
+    """A `call_model` step with `tools` bound (the graph decides which tools the agent has)."""
+
+    def call_model(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+        """One model call; the tokens per category go into state for traces and the demo.
+
+        Tool results that arrived since the last human message (a tool loop) have not passed
+        through trim yet, so their exact values are pinned here, before the prompt's
+        tool-results share can cut them.
+        """
+        ctx = context_of(runtime)
+        messages = state.get("messages", [])
+        last_human = max(
+            (i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=0
+        )
+        pins = new_pins(state.get("pinned"), messages[last_human:])
+        view: AgentState = {**state, "pinned": merge_pinned(state.get("pinned"), pins)}
+        prompt = build_prompt(view, ctx)
+        model = chat_model(ctx.model)
+        runnable = model.bind_tools(list(tools)) if tools else model
+        reply = runnable.invoke(prompt.messages)
+        update: dict[str, Any] = {"messages": [reply], "context_tokens": prompt.tokens}
+        if pins:
+            update["pinned"] = pins
+        return update
+
+    return call_model
+
+
+call_model = make_call_model()
+"""The step without tools."""

@@ -15,7 +15,7 @@ from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
 from recollect.memory.jobs import BufferedMessage, Debounce, QueueUnavailableError, enqueue
-from recollect.memory.persistence import app_pool
+from recollect.memory.shared_pool import shared_pool
 from recollect.nodes.context import context_of
 from recollect.state.agent import AgentState
 from recollect.state.context import Context
@@ -36,7 +36,7 @@ def extract(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         return {}
     try:
         enqueue(
-            app_pool(),
+            shared_pool(),
             Scope.for_user(ctx.org_id, ctx.user_id),
             str(thread_id),
             messages,

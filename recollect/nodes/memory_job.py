@@ -12,7 +12,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from recollect.memory.persistence import app_pool
+from recollect.memory.shared_pool import shared_pool
 from recollect.memory.worker import Worker
 from recollect.state.context import Context
 from recollect.state.extraction import MemoryRunState
@@ -20,5 +20,5 @@ from recollect.state.extraction import MemoryRunState
 
 def run_memory_job(state: MemoryRunState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Drain the thread's pending job(s), ignoring their idle timers; report each outcome."""
-    outcomes = Worker(app_pool()).drain(thread_id=state["thread_id"], ignore_debounce=True)
+    outcomes = Worker(shared_pool()).drain(thread_id=state["thread_id"], ignore_debounce=True)
     return {"outcomes": [asdict(outcome) for outcome in outcomes]}

@@ -66,6 +66,10 @@ def test_demo_runs_a_multi_session_conversation(database_uri: str) -> None:
     session_2 = out.split("Session 2")[1]
     assert "summary=" in session_2, "the folded summary is in the prompt after a restart"
     assert "pinned values carried into every prompt: email: dana@example.com" in session_2
+    assert "is submitted_for_review (awaiting review)" in out
+    assert "--by manager-maria  (exit 0)" in out
+    assert "is completed; refunds paid: 1" in out
+    assert "approve   → approved             by manager-maria — duplicate charge" in out
 
 
 def test_db_status_reports_versions(database_uri: str) -> None:

@@ -13,13 +13,19 @@ from psycopg_pool import ConnectionPool
 
 from recollect.graphs.agent import make_graph, thread_config, user_turn
 from recollect.memory import jobs
-from recollect.memory.persistence import use_pool
 from recollect.memory.review import ReviewItemNotFoundError, accept, list_candidates, reject
+from recollect.memory.shared_pool import use_pool
 from recollect.memory.worker import Worker, WorkerSettings
 from recollect.state.context import Context
 from recollect.state.scope import Scope
 from tests.support.db import all_rows
-from tests.support.extraction import TableWriter, fact, one_fact_per_user_line, remembered
+from tests.support.extraction import (
+    TableWriter,
+    fact,
+    is_extraction,
+    one_fact_per_user_line,
+    remembered,
+)
 from tests.support.scripted_openai import Reply, ScriptedOpenAI
 
 SCOPE = Scope.for_user("acme", "dana")
@@ -29,9 +35,8 @@ FAST = WorkerSettings(max_attempts=3, backoff_s=0.0, lease_s=30, poll_s=0.05, ti
 
 @pytest.fixture
 def app(pool: ConnectionPool[Any]) -> Iterator[ConnectionPool[Any]]:
-    use_pool(pool)
-    yield pool
-    use_pool(None)
+    with use_pool(pool):
+        yield pool
 
 
 def _say(agent: Any, thread: str, text: str, ctx: Context = NOW) -> None:
@@ -97,7 +102,7 @@ def test_a_turn_is_never_extracted_twice(
     worker.drain()
     assert worker.drain() == []
     assert [r["text"] for r in remembered(app)] == ["Said: I like tea", "Said: I like cake"]
-    extraction_prompts = [r for r in scripted_llm.chat_requests if r.get("tools")]
+    extraction_prompts = [r for r in scripted_llm.chat_requests if is_extraction(r)]
     assert "I like tea" not in extraction_prompts[1]["messages"][-1]["content"]
 
 
@@ -316,12 +321,11 @@ def test_an_unreachable_queue_does_not_fail_the_reply_and_the_next_turn_catches_
     agent = make_graph(checkpointer=checkpointer)
     broken = open_pool(database_uri, max_size=1, name="closed")
     broken.close()
-    use_pool(broken)
-    result = agent.invoke(user_turn("I like tea"), thread_config("t-down"), context=NOW)
-    assert result["messages"][-1].text == "scripted reply to: I like tea"
-    assert "will queue these messages again" in caplog.text
-    assert _rows(app, "SELECT * FROM memory_jobs") == []
-    use_pool(app)
+    with use_pool(broken):
+        result = agent.invoke(user_turn("I like tea"), thread_config("t-down"), context=NOW)
+        assert result["messages"][-1].text == "scripted reply to: I like tea"
+        assert "will queue these messages again" in caplog.text
+        assert _rows(app, "SELECT * FROM memory_jobs") == []
     scripted_llm.set_default(one_fact_per_user_line())
     _say(agent, "t-down", "I like cake")
     Worker(app, TableWriter(app), FAST).drain()

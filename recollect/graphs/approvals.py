@@ -1,0 +1,320 @@
+"""Acting on approval workflows from Python: request, show, list, approve, reject, resume.
+
+This is what the CLI and the agent's `request_refund` tool call. Each workflow runs the
+approval graph on its own thread (`approval-<id>`) with the Postgres checkpointer, so any
+process can pick it up later: the reviewer's `approve` resumes the graph's `interrupt()` with
+`Command(resume=...)` and the graph carries on to execution in that process.
+
+Checks that need no graph run happen here first, so a refused call changes nothing: a
+workflow of another organisation is not found; a malformed decision is rejected against the
+same schema the review step enforces; a workflow no longer awaiting review says who decided it
+and when; a concurrent reviewer is turned away by an advisory lock.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import uuid
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from decimal import Decimal
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.postgres import PostgresSaver
+from langgraph.types import Command
+from psycopg_pool import ConnectionPool
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from recollect.graphs.approval import make_graph
+from recollect.memory.approval_errors import (
+    DecisionRefusedError,
+    InvalidDecisionError,
+    InvalidRequestError,
+    WorkflowNotFoundError,
+)
+from recollect.memory.approval_store import (
+    find_workflow,
+    list_workflows,
+    open_workflow_for_order,
+    workflow_detail,
+)
+from recollect.memory.shared_pool import shared_pool, use_pool
+from recollect.nodes.approval.common import thread_id_for
+from recollect.state.approval import (
+    AuditRecord,
+    RefundRecord,
+    RefundRequest,
+    ReviewDecision,
+    WorkflowRecord,
+)
+from recollect.state.context import Context
+from recollect.state.scope import Scope
+from recollect.state.workflow import Decision, WorkflowState
+
+DECISION_LOCK_CLASS = 0x4150  # "AP": advisory-lock class for "a reviewer is deciding this"
+SYSTEM_VIEWER = "approvals"
+
+
+class WorkflowView(BaseModel):
+    """Everything known about one workflow: its record, trail, effects and checkpoint."""
+
+    model_config = ConfigDict(frozen=True)
+
+    workflow: WorkflowRecord
+    checkpoint_state: WorkflowState | None
+    awaiting_review: bool
+    next_steps: list[str]
+    review_error: str | None
+    audit: list[AuditRecord]
+    refunds: list[RefundRecord]
+    reused: bool = False
+    """True when `request` found this unfinished workflow for the same order instead of
+    starting another (a model that repeats a tool call files one request, not two)."""
+
+    @property
+    def id(self) -> str:
+        return self.workflow.id
+
+    @property
+    def state(self) -> WorkflowState:
+        return self.checkpoint_state or self.workflow.state
+
+
+class Approvals:
+    """Approval workflows over one pool and one checkpointer (sync, Postgres)."""
+
+    def __init__(
+        self, pool: ConnectionPool[Any], checkpointer: BaseCheckpointSaver[Any] | None = None
+    ) -> None:
+        self.pool = pool
+        self.checkpointer = checkpointer or PostgresSaver(pool)
+        self.graph = make_graph(checkpointer=self.checkpointer)
+
+    # -- the requester ------------------------------------------------------------------
+
+    def request(
+        self,
+        *,
+        org_id: str,
+        user_id: str,
+        order_id: str,
+        amount: Decimal | float | str,
+        reason: str,
+        currency: str = "USD",
+        origin_thread_id: str | None = None,
+    ) -> WorkflowView:
+        """Start a refund workflow and run it to the review gate; it is then durable.
+
+        An unfinished workflow of the same owner for the same order is returned instead
+        (`reused=True`), so repeating a request does not queue a second one.
+        """
+        owner = Scope.for_user(org_id, user_id)
+        try:
+            request = RefundRequest.model_validate(
+                {
+                    "order_id": order_id,
+                    "amount": amount if isinstance(amount, Decimal) else str(amount),
+                    "reason": reason,
+                    "currency": currency,
+                }
+            )
+        except ValidationError as exc:
+            raise InvalidRequestError(f"invalid refund request: {_describe(exc)}") from exc
+        existing = open_workflow_for_order(self.pool, owner, request.order_id)
+        if existing is not None:
+            view = self.show(existing.id, org_id=org_id, viewer=user_id)
+            return view.model_copy(update={"reused": True})
+        workflow_id = uuid.uuid4().hex[:12]
+        self._run(
+            {"request": request.model_dump(mode="json"), "origin_thread_id": origin_thread_id},
+            _thread(thread_id_for(workflow_id)),
+            Context(org_id=owner.org_id, user_id=owner.user_id),
+        )
+        return self.show(workflow_id, org_id=org_id, viewer=user_id)
+
+    # -- the reviewer -------------------------------------------------------------------
+
+    def approve(
+        self, workflow_id: str, *, org_id: str, by: str, note: str | None = None
+    ) -> WorkflowView:
+        """Approve and, in this process, execute."""
+        return self.decide(
+            workflow_id, {"decision": Decision.APPROVE.value, "by": by, "note": note}, org_id=org_id
+        )
+
+    def reject(self, workflow_id: str, *, org_id: str, by: str, reason: str) -> WorkflowView:
+        """Reject, with the reason kept in the workflow and the table."""
+        return self.decide(
+            workflow_id,
+            {"decision": Decision.REJECT.value, "by": by, "note": reason},
+            org_id=org_id,
+        )
+
+    def decide(self, workflow_id: str, answer: Mapping[str, Any], *, org_id: str) -> WorkflowView:
+        """Resume the review gate with `answer` (a `ReviewDecision` as JSON)."""
+        try:
+            decision = ReviewDecision.model_validate(answer)
+        except ValidationError as exc:
+            raise InvalidDecisionError(
+                f"invalid decision for workflow {workflow_id!r}: {_describe(exc)}; "
+                "nothing was changed"
+            ) from exc
+        record = self._find(workflow_id, org_id, decision.by)
+        config = _thread(record.thread_id)
+        with self._deciding(workflow_id):
+            if not self.graph.get_state(config).interrupts:
+                raise DecisionRefusedError(
+                    _not_awaiting(self._find(workflow_id, org_id, decision.by))
+                )
+            self._run(
+                Command(resume=decision.model_dump(mode="json")),
+                config,
+                Context(org_id=org_id, user_id=decision.by),
+            )
+        view = self.show(workflow_id, org_id=org_id, viewer=decision.by)
+        if view.awaiting_review and view.review_error:
+            raise DecisionRefusedError(f"workflow {record.id!r}: {view.review_error}")
+        return view
+
+    def resume(self, workflow_id: str, *, org_id: str, viewer: str = SYSTEM_VIEWER) -> WorkflowView:
+        """Finish a run that stopped between steps (a crash or a kill); a no-op otherwise."""
+        record = self._find(workflow_id, org_id, viewer)
+        config = _thread(record.thread_id)
+        snapshot = self.graph.get_state(config)
+        if snapshot.next and not snapshot.interrupts:
+            self._run(None, config, Context(org_id=record.org_id, user_id=record.user_id))
+        return self.show(workflow_id, org_id=org_id, viewer=viewer)
+
+    def stalled(self, *, org_id: str, viewer: str = SYSTEM_VIEWER) -> list[str]:
+        """Workflows that may have stopped between steps (`resume` checks the checkpoint and
+        does nothing where the run is in fact waiting for review or done)."""
+        ids = []
+        for state in (WorkflowState.DRAFT, WorkflowState.APPROVED, WorkflowState.EXECUTING):
+            ids += [w.id for w in self.workflows(org_id=org_id, viewer=viewer, state=state)]
+        return ids
+
+    # -- anyone in the organisation ------------------------------------------------------
+
+    def show(self, workflow_id: str, *, org_id: str, viewer: str = SYSTEM_VIEWER) -> WorkflowView:
+        """The workflow, its audit trail, its refunds and where its checkpoint stands."""
+        detail = workflow_detail(self.pool, Scope.for_org(org_id, viewer), workflow_id)
+        if detail is None:
+            raise WorkflowNotFoundError(workflow_id, org_id)
+        snapshot = self.graph.get_state(_thread(detail.record.thread_id))
+        values = snapshot.values or {}
+        raw_state = values.get("workflow_state")
+        interrupt_error = next(
+            (i.value.get("error") for i in snapshot.interrupts if isinstance(i.value, dict)), None
+        )
+        return WorkflowView(
+            workflow=detail.record,
+            checkpoint_state=WorkflowState(raw_state) if raw_state else None,
+            awaiting_review=bool(snapshot.interrupts),
+            next_steps=list(snapshot.next),
+            review_error=interrupt_error,
+            audit=detail.audit,
+            refunds=detail.refunds,
+        )
+
+    def workflows(
+        self,
+        *,
+        org_id: str,
+        viewer: str = SYSTEM_VIEWER,
+        user_id: str | None = None,
+        state: WorkflowState | str | None = None,
+    ) -> list[WorkflowRecord]:
+        """The organisation's workflows, oldest first; filter by requester or state."""
+        wanted = WorkflowState(state).value if state else None
+        return list_workflows(
+            self.pool, Scope.for_org(org_id, viewer), user_id=user_id, state=wanted
+        )
+
+    def history(self, workflow_id: str, *, org_id: str) -> list[str]:
+        """`workflow_state` at each checkpoint, oldest first (repeats collapsed)."""
+        config = self.config_for(workflow_id, org_id=org_id)
+        states: list[str] = []
+        for snapshot in reversed(list(self.graph.get_state_history(config))):
+            value = (snapshot.values or {}).get("workflow_state")
+            if value and (not states or states[-1] != value):
+                states.append(str(value))
+        return states
+
+    # -- plumbing -----------------------------------------------------------------------
+
+    def _find(self, workflow_id: str, org_id: str, viewer: str) -> WorkflowRecord:
+        record = find_workflow(
+            self.pool, Scope.for_org(org_id, viewer or SYSTEM_VIEWER), workflow_id
+        )
+        if record is None:
+            raise WorkflowNotFoundError(workflow_id, org_id)
+        return record
+
+    def config_for(
+        self, workflow_id: str, *, org_id: str, viewer: str = SYSTEM_VIEWER
+    ) -> RunnableConfig:
+        """The workflow's thread config, for `graph.get_state`, history or a direct resume."""
+        return _thread(self._find(workflow_id, org_id, viewer).thread_id)
+
+    def _run(self, payload: Any, config: RunnableConfig, ctx: Context) -> None:
+        """Run the graph as a top-level run, even when called from inside another graph's
+        step (the agent's tool): an empty `contextvars` context drops the caller's run config,
+        so the workflow gets its own thread and its interrupt does not become the caller's.
+        The steps use this object's pool."""
+        contextvars.Context().run(self._invoke, payload, config, ctx)
+
+    def _invoke(self, payload: Any, config: RunnableConfig, ctx: Context) -> None:
+        with use_pool(self.pool):
+            self.graph.invoke(payload, config, context=ctx, durability="sync")
+
+    @contextmanager
+    def _deciding(self, workflow_id: str) -> Iterator[None]:
+        with self.pool.connection() as conn:
+            row = conn.execute(
+                "SELECT pg_try_advisory_lock(%s, hashtext(%s)) AS locked",
+                (DECISION_LOCK_CLASS, workflow_id),
+            ).fetchone()
+            if not row or not row["locked"]:
+                raise DecisionRefusedError(
+                    f"another reviewer is deciding workflow {workflow_id!r} right now"
+                )
+            try:
+                yield
+            finally:
+                conn.execute(
+                    "SELECT pg_advisory_unlock(%s, hashtext(%s))",
+                    (DECISION_LOCK_CLASS, workflow_id),
+                )
+
+
+def _thread(thread_id: str) -> RunnableConfig:
+    """Workflows started here run on `approval-<id>`; over the HTTP API, on the API's thread."""
+    return {"configurable": {"thread_id": thread_id}}
+
+
+def process_approvals() -> Approvals:
+    """Approvals on this process's shared pool (see `recollect.memory.shared_pool`)."""
+    return Approvals(shared_pool())
+
+
+def _not_awaiting(record: WorkflowRecord) -> str:
+    state = record.state.value
+    if record.decision is not None:
+        when = record.decided_at.isoformat(timespec="seconds") if record.decided_at else "?"
+        return (
+            f"workflow {record.id!r} is no longer awaiting review: it was "
+            f"{record.decision.past} by {record.decided_by} at {when} (now {state}); a "
+            "decision is made once"
+        )
+    return f"workflow {record.id!r} is not awaiting review (it is {state})"
+
+
+def _describe(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        return "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'value'}: {err['msg']}"
+            for err in exc.errors()
+        )
+    return str(exc) or type(exc).__name__

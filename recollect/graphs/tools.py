@@ -1,0 +1,91 @@
+"""The agent's tools. `AGENT_TOOLS` is the one list both `call_model` (to bind) and the
+`tools` node (to run) use, so adding a tool is one line here.
+
+`request_refund` starts a real approval workflow: it runs the approval graph to its review
+gate under the workflow's own thread (`approval-<id>`), with the owner (org, user) taken from
+the conversation's run context. It reaches the database through the process's shared pool
+(`recollect.memory.shared_pool`): the CLI installs its own pool there, and under `langgraph
+dev` or the platform the pool is opened on first use against the same Postgres that
+`platform_checkpointer` uses. We start the workflow directly, rather than leaving a request row
+for something else to pick up, so that when the tool answers "pending" the workflow is already
+checkpointed and waiting for a reviewer — there is no window in which it exists only as a row.
+"""
+
+from __future__ import annotations
+
+from langchain_core.tools import BaseTool, tool
+from langgraph.prebuilt import ToolRuntime
+
+from recollect.graphs.approvals import process_approvals
+from recollect.memory.errors import RecollectError
+from recollect.state.context import Context
+
+
+def _context(runtime: ToolRuntime[Context]) -> Context:
+    ctx = runtime.context
+    if ctx is None:
+        return Context()
+    if isinstance(ctx, dict):
+        return Context(**ctx)
+    return ctx
+
+
+@tool
+def request_refund(order_id: str, amount: float, reason: str, runtime: ToolRuntime[Context]) -> str:
+    """Ask for a refund on the user's order. A manager must approve it before money moves;
+    the request is pending until then.
+
+    Args:
+        order_id: the order to refund, as the user wrote it (e.g. "8842-B").
+        amount: how much to refund, in the order's currency (e.g. 249.00).
+        reason: why, in the user's words.
+    """
+    ctx = _context(runtime)
+    thread = (runtime.config.get("configurable") or {}).get("thread_id")
+    try:
+        view = process_approvals().request(
+            org_id=ctx.org_id,
+            user_id=ctx.user_id,
+            order_id=order_id,
+            amount=str(amount),
+            reason=reason,
+            origin_thread_id=str(thread) if thread else None,
+        )
+    except RecollectError as exc:
+        return f"The refund request was not filed: {exc}"
+    request = view.workflow.request
+    if view.reused:
+        return (
+            f"Refund request {view.id} for order {request['order_id']} already exists and is "
+            f"{view.state.value}; no second request was filed."
+        )
+    return (
+        f"Refund request {view.id} for order {request['order_id']} "
+        f"({request['amount']} {request['currency']}) is pending: it is "
+        f"{view.state.value} and waits for a manager's approval. Nothing has been paid yet."
+    )
+
+
+@tool
+def refund_status(request_id: str, runtime: ToolRuntime[Context]) -> str:
+    """Look up one of the user's refund requests by its id.
+
+    Args:
+        request_id: the id `request_refund` returned.
+    """
+    ctx = _context(runtime)
+    try:
+        view = process_approvals().show(request_id, org_id=ctx.org_id, viewer=ctx.user_id)
+    except RecollectError as exc:
+        return str(exc)
+    if view.workflow.user_id != ctx.user_id:
+        return f"no refund request {request_id!r} of yours was found"
+    record = view.workflow
+    decided = (
+        f"; {record.decision.past} by {record.decided_by}" if record.decision is not None else ""
+    )
+    paid = f"; refund {view.refunds[0].id} paid" if view.refunds else ""
+    return f"Refund request {record.id} is {view.state.value}{decided}{paid}."
+
+
+AGENT_TOOLS: list[BaseTool] = [request_refund, refund_status]

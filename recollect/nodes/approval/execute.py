@@ -1,0 +1,63 @@
+"""Pay the refund, once: re-running this step (after a crash, or a retry) pays nothing more."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from recollect.memory import clock
+from recollect.memory.approval_store import apply_refund, record_transition
+from recollect.memory.shared_pool import shared_pool
+from recollect.nodes.approval.common import fire, owner_scope
+from recollect.state.approval import ApprovalState, ExecutionRecord, RefundRequest
+from recollect.state.workflow import Decision, GuardContext, Outcome
+
+PAUSE_ENV = "RECOLLECT_EXECUTE_PAUSE_S"
+"""Seconds to hold after the refund is committed and before the step returns. For crash
+rehearsals and tests: it opens the window in which a kill leaves the effect applied but the
+checkpoint still `executing`, the case idempotency exists for."""
+
+
+def execute(state: ApprovalState) -> dict[str, Any]:
+    """executing → completed (refund applied, now or before) or failed (refused)."""
+    request = RefundRequest.model_validate(state["request"])
+    decision = state.get("decision")
+    approved_by = decision["by"] if decision else "unknown"
+    at = clock.now()
+    result = apply_refund(
+        shared_pool(), owner_scope(state), state["workflow_id"], request, approved_by, at
+    )
+    _pause()
+    applied = result.outcome != "refused"
+    note = (
+        f"refund {result.refund.id} of {result.refund.amount} {result.refund.currency}"
+        + (" (applied before this retry)" if result.outcome == "already_applied" else "")
+        if result.refund
+        else result.reason
+    )
+    transition, entry = fire(
+        state,
+        GuardContext(
+            request_valid=True,
+            decision=Decision.APPROVE,
+            outcome=Outcome.APPLIED if applied else Outcome.FAILED,
+        ),
+        actor="system",
+        at=clock.now(),
+        note=note,
+    )
+    record_transition(shared_pool(), owner_scope(state), state["workflow_id"], entry)
+    execution = ExecutionRecord(
+        outcome=Outcome.APPLIED.value if applied else Outcome.FAILED.value,
+        refund_id=result.refund.id if result.refund else None,
+        executed_at=(result.refund.executed_at if result.refund else at).isoformat(),
+        error=result.reason,
+    )
+    return {"workflow_state": transition.to_state.value, "execution": execution, "audit": [entry]}
+
+
+def _pause() -> None:
+    raw = os.environ.get(PAUSE_ENV, "")
+    if raw:
+        time.sleep(float(raw))

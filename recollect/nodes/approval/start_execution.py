@@ -1,0 +1,26 @@
+"""Enter `executing` in its own step, so the checkpoint says so before the effect starts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from recollect.memory import clock
+from recollect.memory.approval_store import record_transition
+from recollect.memory.shared_pool import shared_pool
+from recollect.nodes.approval.common import fire, owner_scope
+from recollect.state.approval import ApprovalState
+from recollect.state.workflow import Decision, GuardContext
+
+
+def start_execution(state: ApprovalState) -> dict[str, Any]:
+    """approved → executing; a crash from here on resumes into `execute`."""
+    decision = state.get("decision")
+    transition, entry = fire(
+        state,
+        GuardContext(request_valid=True, decision=Decision.APPROVE, outcome=None),
+        actor="system",
+        at=clock.now(),
+        note=f"approved by {decision['by']}" if decision else None,
+    )
+    record_transition(shared_pool(), owner_scope(state), state["workflow_id"], entry)
+    return {"workflow_state": transition.to_state.value, "audit": [entry]}
