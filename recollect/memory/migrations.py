@@ -13,6 +13,8 @@ from typing import Any
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg import Connection
 
+from recollect.memory.fact_schema import LONG_TERM_MEMORY_SQL
+
 MIGRATION_LOCK_KEY = 0x5245_434F  # "RECO": one lock id for every process migrating this database
 LOCK_TIMEOUT_S = 120
 
@@ -27,7 +29,7 @@ CREATE TABLE IF NOT EXISTS recollect_migrations (
 
 @dataclass(frozen=True)
 class Migration:
-    """One schema step; `version` is its 1-based position in `MIGRATIONS`."""
+    """One schema step; versions strictly increase along `MIGRATIONS` (gaps allowed)."""
 
     version: int
     name: str
@@ -36,6 +38,7 @@ class Migration:
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "pgvector", "CREATE EXTENSION IF NOT EXISTS vector"),
+    Migration(10, "long-term memory: facts, profiles, episodes", LONG_TERM_MEMORY_SQL),
 )
 
 
@@ -51,7 +54,7 @@ def setup(conn: Connection[Any]) -> int:
     _acquire_lock(conn)
     try:
         applied = current_version(conn)
-        for migration in MIGRATIONS[applied:]:
+        for migration in (m for m in MIGRATIONS if m.version > applied):
             with conn.transaction():
                 conn.execute(migration.sql)
                 conn.execute(
@@ -84,9 +87,11 @@ def _first(row: Any) -> Any:
 
 
 def _check_numbering() -> None:
-    for position, migration in enumerate(MIGRATIONS, start=1):
-        if migration.version != position:
+    previous = 0
+    for migration in MIGRATIONS:
+        if migration.version <= previous:
             raise RuntimeError(f"migration {migration.name!r} is numbered {migration.version}")
+        previous = migration.version
 
 
 _check_numbering()

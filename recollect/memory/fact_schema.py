@@ -1,0 +1,70 @@
+"""The long-term memory tables, as one migration.
+
+`embedding` is an untyped `vector`: the dimension belongs to whichever embedder wrote a row,
+so a deployment can change embedders without a migration (rows of another dimension are simply
+not dense candidates; the lexical half still finds them). Recall scans one user's live rows
+exactly through the btree below, which measured faster than an ANN index for per-user corpora
+(see `bench/recall_latency.py` and the README), so no ANN index is created.
+"""
+
+from __future__ import annotations
+
+LONG_TERM_MEMORY_SQL = """
+CREATE TABLE facts (
+    id uuid PRIMARY KEY DEFAULT uuidv7(),
+    org_id text NOT NULL,
+    user_id text NOT NULL,
+    session_id text,
+    category text NOT NULL,
+    subject text,
+    text text NOT NULL CHECK (length(text) BETWEEN 1 AND 2000),
+    confidence real NOT NULL CHECK (confidence BETWEEN 0 AND 1),
+    source_ids text[] NOT NULL DEFAULT '{}',
+    learned_at timestamptz NOT NULL DEFAULT now(),
+    last_reinforced_at timestamptz NOT NULL DEFAULT now(),
+    reinforcement_count integer NOT NULL DEFAULT 0,
+    superseded_by uuid REFERENCES facts (id) ON DELETE SET NULL,
+    superseded_at timestamptz,
+    deleted_at timestamptz,
+    embedding vector,
+    search tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, text)) STORED,
+    metadata jsonb NOT NULL DEFAULT '{}',
+    schema_version smallint NOT NULL DEFAULT 1
+);
+
+-- Every read and every write path filters on the scope and on liveness first.
+CREATE INDEX facts_live_scope ON facts (org_id, user_id, session_id, category, subject)
+    WHERE superseded_by IS NULL AND deleted_at IS NULL;
+CREATE INDEX facts_search ON facts USING gin (search)
+    WHERE superseded_by IS NULL AND deleted_at IS NULL;
+
+CREATE TABLE profiles (
+    org_id text NOT NULL,
+    user_id text NOT NULL,
+    key text NOT NULL CHECK (length(key) BETWEEN 1 AND 200),
+    value text NOT NULL CHECK (length(value) BETWEEN 1 AND 2000),
+    confidence real NOT NULL DEFAULT 0.9 CHECK (confidence BETWEEN 0 AND 1),
+    source_ids text[] NOT NULL DEFAULT '{}',
+    updated_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (org_id, user_id, key)
+);
+
+CREATE TABLE episodes (
+    id uuid PRIMARY KEY DEFAULT uuidv7(),
+    org_id text NOT NULL,
+    user_id text NOT NULL,
+    session_id text,
+    summary text NOT NULL CHECK (length(summary) BETWEEN 1 AND 8000),
+    occurred_at timestamptz NOT NULL DEFAULT now(),
+    source_ids text[] NOT NULL DEFAULT '{}',
+    deleted_at timestamptz,
+    embedding vector,
+    search tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, summary)) STORED,
+    metadata jsonb NOT NULL DEFAULT '{}',
+    schema_version smallint NOT NULL DEFAULT 1
+);
+
+CREATE INDEX episodes_live_scope ON episodes (org_id, user_id, session_id, occurred_at)
+    WHERE deleted_at IS NULL;
+CREATE INDEX episodes_search ON episodes USING gin (search) WHERE deleted_at IS NULL;
+"""

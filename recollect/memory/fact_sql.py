@@ -1,0 +1,206 @@
+"""Every statement on long-term memory, as named constants.
+
+Scope predicates come in two shapes: a write lands exactly in its scope (the user's durable
+memory, or one session's), while a read in a session also sees the user's durable memory.
+"""
+
+from __future__ import annotations
+
+from recollect.state.scope import ScopeKind
+
+_WRITE_SCOPE = {
+    ScopeKind.USER: "org_id = %(org_id)s AND user_id = %(user_id)s AND session_id IS NULL",
+    ScopeKind.SESSION: (
+        "org_id = %(org_id)s AND user_id = %(user_id)s AND session_id = %(session_id)s"
+    ),
+}
+_READ_SCOPE = {
+    ScopeKind.USER: _WRITE_SCOPE[ScopeKind.USER],
+    ScopeKind.SESSION: (
+        "org_id = %(org_id)s AND user_id = %(user_id)s"
+        " AND (session_id IS NULL OR session_id = %(session_id)s)"
+    ),
+}
+LIVE = "superseded_by IS NULL AND deleted_at IS NULL"
+
+FACT_COLUMNS = (
+    "id::text AS id, org_id, user_id, session_id, category, subject, text, confidence, "
+    "source_ids, learned_at, last_reinforced_at, superseded_by::text AS superseded_by, "
+    "deleted_at, metadata"
+)
+
+OR_QUERY = "replace(plainto_tsquery('english', %(query)s)::text, ' & ', ' | ')::tsquery"
+"""Any query word may match: recall wants candidates, the ranking decides what matters."""
+
+LOCK_USER = (
+    "SELECT pg_advisory_xact_lock(hashtextextended(%(org_id)s || chr(31) || %(user_id)s, 0))"
+)
+"""Writes for one user are serialised, so two concurrent duplicates cannot both insert."""
+
+
+def _by_kind(template: str, scopes: dict[ScopeKind, str]) -> dict[ScopeKind, str]:
+    return {kind: template.format(scope=clause) for kind, clause in scopes.items()}
+
+
+SAME_SUBJECT_OR_TEXT = _by_kind(
+    f"""
+SELECT {FACT_COLUMNS}, NULL::float8 AS similarity
+FROM facts
+WHERE {{scope}} AND {LIVE}
+  AND ((subject IS NOT NULL AND subject = %(subject)s) OR lower(text) = lower(%(text)s))
+ORDER BY learned_at DESC
+LIMIT 20
+""",
+    _WRITE_SCOPE,
+)
+
+NEAREST_DENSE = _by_kind(
+    f"""
+SELECT {FACT_COLUMNS}, 1 - (embedding <=> %(vector)s::vector) AS similarity
+FROM facts
+WHERE {{scope}} AND {LIVE} AND category = %(category)s
+  AND embedding IS NOT NULL AND vector_dims(embedding) = %(dim)s
+ORDER BY similarity DESC
+LIMIT %(limit)s
+""",
+    _WRITE_SCOPE,
+)
+
+NEAREST_LEXICAL = _by_kind(
+    f"""
+SELECT {FACT_COLUMNS}, NULL::float8 AS similarity
+FROM facts, (SELECT {OR_QUERY} AS q) AS terms
+WHERE {{scope}} AND {LIVE} AND category = %(category)s AND search @@ q
+ORDER BY ts_rank_cd(search, q) DESC
+LIMIT %(limit)s
+""",
+    _WRITE_SCOPE,
+)
+
+INSERT_FACT = f"""
+INSERT INTO facts (org_id, user_id, session_id, category, subject, text, confidence, source_ids,
+                   learned_at, last_reinforced_at, superseded_by, superseded_at, embedding,
+                   metadata)
+VALUES (%(org_id)s, %(user_id)s, %(session_id)s, %(category)s, %(subject)s, %(text)s,
+        %(confidence)s, %(source_ids)s, %(learned_at)s, %(learned_at)s,
+        %(superseded_by)s::uuid, CASE WHEN %(superseded_by)s::uuid IS NULL THEN NULL ELSE now() END,
+        %(vector)s::vector, %(metadata)s)
+RETURNING {FACT_COLUMNS}
+"""
+
+SUPERSEDE = _by_kind(
+    """
+UPDATE facts SET superseded_by = %(new_id)s::uuid, superseded_at = now()
+WHERE {scope} AND id = ANY(%(ids)s::uuid[]) AND superseded_by IS NULL
+""",
+    _WRITE_SCOPE,
+)
+
+REINFORCE = _by_kind(
+    f"""
+UPDATE facts
+SET confidence = least(1.0, confidence + (1 - confidence) * %(gain)s),
+    last_reinforced_at = greatest(last_reinforced_at, %(at)s),
+    reinforcement_count = reinforcement_count + 1,
+    source_ids = ARRAY(SELECT DISTINCT s FROM unnest(source_ids || %(source_ids)s::text[]) s
+                       ORDER BY s)
+WHERE {{scope}} AND id = %(id)s::uuid
+RETURNING {FACT_COLUMNS}
+""",
+    _WRITE_SCOPE,
+)
+
+FORGET = _by_kind(
+    f"UPDATE facts SET deleted_at = now() WHERE {{scope}} AND id = %(id)s::uuid AND {LIVE}",
+    _WRITE_SCOPE,
+)
+
+LIST_FACTS = _by_kind(
+    f"""
+SELECT {FACT_COLUMNS} FROM facts
+WHERE {{scope}} AND deleted_at IS NULL AND (%(include_superseded)s OR superseded_by IS NULL)
+ORDER BY learned_at, id
+""",
+    _READ_SCOPE,
+)
+
+COPY_FACTS = """
+COPY facts (org_id, user_id, session_id, category, subject, text, confidence, source_ids,
+            learned_at, last_reinforced_at, embedding, metadata)
+FROM STDIN (FORMAT BINARY)
+"""
+COPY_FACT_TYPES = (
+    "text", "text", "text", "text", "text", "text", "float4", "text[]",
+    "timestamptz", "timestamptz", "vector", "jsonb",
+)  # fmt: skip
+
+# --- the read path -------------------------------------------------------------------------
+
+_CANDIDATE_COLUMNS = FACT_COLUMNS
+"""Whole rows: the winners need them, and 2 x 50 short rows cost less than a second query."""
+
+DENSE_FACTS = _by_kind(
+    f"""
+SELECT {_CANDIDATE_COLUMNS}, 1 - (embedding <=> %(vector)s::vector) AS similarity
+FROM facts
+WHERE {{scope}} AND {LIVE} AND embedding IS NOT NULL AND vector_dims(embedding) = %(dim)s
+ORDER BY similarity DESC
+LIMIT %(dense_limit)s
+""",
+    _READ_SCOPE,
+)
+
+LEXICAL_FACTS = _by_kind(
+    f"""
+SELECT {_CANDIDATE_COLUMNS}, ts_rank_cd(search, q) AS lexical_score
+FROM facts, (SELECT {OR_QUERY} AS q) AS terms
+WHERE {{scope}} AND {LIVE} AND search @@ q
+ORDER BY lexical_score DESC
+LIMIT %(lexical_limit)s
+""",
+    _READ_SCOPE,
+)
+
+_EPISODE_COLUMNS = "id::text AS id, summary AS text, occurred_at"
+
+DENSE_EPISODES = _by_kind(
+    f"""
+SELECT {_EPISODE_COLUMNS}, 1 - (embedding <=> %(vector)s::vector) AS similarity
+FROM episodes
+WHERE {{scope}} AND deleted_at IS NULL AND embedding IS NOT NULL
+  AND vector_dims(embedding) = %(dim)s
+ORDER BY similarity DESC
+LIMIT %(dense_limit)s
+""",
+    _READ_SCOPE,
+)
+
+LEXICAL_EPISODES = _by_kind(
+    f"""
+SELECT {_EPISODE_COLUMNS}, ts_rank_cd(search, q) AS lexical_score
+FROM episodes, (SELECT {OR_QUERY} AS q) AS terms
+WHERE {{scope}} AND deleted_at IS NULL AND search @@ q
+ORDER BY lexical_score DESC
+LIMIT %(lexical_limit)s
+""",
+    _READ_SCOPE,
+)
+
+INSERT_EPISODE = """
+INSERT INTO episodes (org_id, user_id, session_id, summary, occurred_at, source_ids, embedding,
+                      metadata)
+VALUES (%(org_id)s, %(user_id)s, %(session_id)s, %(summary)s, %(occurred_at)s, %(source_ids)s,
+        %(vector)s::vector, %(metadata)s)
+RETURNING id::text AS id
+"""
+
+PROFILE = "SELECT key, value, confidence, updated_at FROM profiles WHERE {scope} ORDER BY key"
+PROFILE_READ = PROFILE.format(scope="org_id = %(org_id)s AND user_id = %(user_id)s")
+
+UPSERT_PROFILE = """
+INSERT INTO profiles (org_id, user_id, key, value, confidence, source_ids)
+VALUES (%(org_id)s, %(user_id)s, %(key)s, %(value)s, %(confidence)s, %(source_ids)s)
+ON CONFLICT (org_id, user_id, key) DO UPDATE
+SET value = excluded.value, confidence = excluded.confidence,
+    source_ids = excluded.source_ids, updated_at = now()
+"""
