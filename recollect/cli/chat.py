@@ -8,6 +8,7 @@ import uuid
 from typing import Any
 
 from recollect.graphs.agent import make_graph, thread_config, user_turn
+from recollect.memory.facts import LongTermMemory
 from recollect.memory.models import describe_model
 from recollect.memory.persistence import open_persistence
 from recollect.state.context import Context
@@ -30,7 +31,8 @@ def run(args: argparse.Namespace) -> int:
     ctx = Context(user_id=args.user, **({"org_id": args.org} if args.org else {}))
     thread = args.thread or f"{args.user}-{uuid.uuid4().hex[:8]}"
     with open_persistence() as persistence:
-        agent = make_graph(checkpointer=persistence.checkpointer)
+        memory = LongTermMemory(persistence.pool)
+        agent = make_graph(checkpointer=persistence.checkpointer, memory=memory)
         config = thread_config(thread)
         existing = agent.get_state(config).values.get("messages", [])
         print(f"thread: {thread} ({len(existing)} messages so far; /exit to leave)", flush=True)

@@ -36,9 +36,13 @@ def memory_sections(state: AgentState) -> dict[str, str]:
             f"- {key}: {item['value']}" for key, item in sorted(pinned.items())
         )
     recalled = state.get("recalled") or []
-    if recalled:
+    profile = [item for item in recalled if item["kind"] == "profile"]
+    if profile:
+        sections["User profile"] = "\n".join(f"- {item['text']}" for item in profile)
+    dated = [item for item in recalled if item["kind"] != "profile"]
+    if dated:  # dated, so the model can discount old material
         sections["Recalled memories"] = "\n".join(
-            f"- ({item['learned_at'][:10]}) {item['text']}" for item in recalled
+            f"- ({item['learned_at'][:10]}) {item['text']}" for item in dated
         )
     summary = state.get("summary")
     if summary and summary["text"]:

@@ -52,6 +52,13 @@ def test_demo_runs_a_multi_session_conversation(database_uri: str) -> None:
     assert "Session 2" in out
     assert "tokens sent:" in out
     assert "trimmed from the checkpoint" in out
+    assert "superseded: 'Frontend is React 16' → 'Frontend moved to React 19'" in out
+    third = out.split("Session 3")[1]
+    recalled = [line for line in third.splitlines() if "· recalled" in line]
+    assert any("Frontend moved to React 19" in line for line in recalled), third
+    assert any("Deploys to Kubernetes on GCP" in line for line in recalled), third
+    assert not any("React 16" in line for line in recalled), third
+    assert "(thread has 0 checkpointed messages)" in third  # known only from long-term memory
 
 
 def test_db_status_reports_versions(database_uri: str) -> None:
