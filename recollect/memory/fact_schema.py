@@ -5,6 +5,10 @@ so a deployment can change embedders without a migration (rows of another dimens
 not dense candidates; the lexical half still finds them). Recall scans one user's live rows
 exactly through the btree below, which measured faster than an ANN index for per-user corpora
 (see `bench/recall_latency.py` and the README), so no ANN index is created.
+
+`search` carries one extra lexeme per tenant (`~` + md5 of org and user; the English parser
+never emits `~`), so a full-text query ANDs it in and the GIN index intersects inside the index:
+the cost follows the user's own matches, not every tenant's rows that share a common word.
 """
 
 from __future__ import annotations
@@ -27,7 +31,10 @@ CREATE TABLE facts (
     superseded_at timestamptz,
     deleted_at timestamptz,
     embedding vector,
-    search tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, text)) STORED,
+    search tsvector GENERATED ALWAYS AS (
+        to_tsvector('english'::regconfig, text)
+        || array_to_tsvector(ARRAY['~' || md5(org_id || chr(31) || user_id)])
+    ) STORED,
     metadata jsonb NOT NULL DEFAULT '{}',
     schema_version smallint NOT NULL DEFAULT 1
 );
@@ -59,7 +66,10 @@ CREATE TABLE episodes (
     source_ids text[] NOT NULL DEFAULT '{}',
     deleted_at timestamptz,
     embedding vector,
-    search tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, summary)) STORED,
+    search tsvector GENERATED ALWAYS AS (
+        to_tsvector('english'::regconfig, summary)
+        || array_to_tsvector(ARRAY['~' || md5(org_id || chr(31) || user_id)])
+    ) STORED,
     metadata jsonb NOT NULL DEFAULT '{}',
     schema_version smallint NOT NULL DEFAULT 1
 );

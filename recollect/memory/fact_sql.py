@@ -6,7 +6,16 @@ memory, or one session's), while a read in a session also sees the user's durabl
 
 from __future__ import annotations
 
+import hashlib
+
 from recollect.state.scope import ScopeKind
+
+
+def tenant_lexeme(org_id: str, user_id: str) -> str:
+    """The tsquery literal of the tenant's lexeme; must match the `search` column's expression."""
+    digest = hashlib.md5(f"{org_id}\x1f{user_id}".encode(), usedforsecurity=False).hexdigest()
+    return f"'~{digest}'"
+
 
 _WRITE_SCOPE = {
     ScopeKind.USER: "org_id = %(org_id)s AND user_id = %(user_id)s AND session_id IS NULL",
@@ -31,6 +40,8 @@ FACT_COLUMNS = (
 
 OR_QUERY = "replace(plainto_tsquery('english', %(query)s)::text, ' & ', ' | ')::tsquery"
 """Any query word may match: recall wants candidates, the ranking decides what matters."""
+TENANT_MATCH = "numnode(q) > 0 AND search @@ (q && %(tenant_lexeme)s::tsquery)"
+"""The words, restricted inside the GIN index to this tenant's lexeme (see `fact_schema`)."""
 
 LOCK_USER = (
     "SELECT pg_advisory_xact_lock(hashtextextended(%(org_id)s || chr(31) || %(user_id)s, 0))"
@@ -70,7 +81,7 @@ NEAREST_LEXICAL = _by_kind(
     f"""
 SELECT {FACT_COLUMNS}, NULL::float8 AS similarity
 FROM facts, (SELECT {OR_QUERY} AS q) AS terms
-WHERE {{scope}} AND {LIVE} AND category = %(category)s AND search @@ q
+WHERE {{scope}} AND {LIVE} AND category = %(category)s AND {TENANT_MATCH}
 ORDER BY ts_rank_cd(search, q) DESC
 LIMIT %(limit)s
 """,
@@ -154,7 +165,7 @@ LEXICAL_FACTS = _by_kind(
     f"""
 SELECT {_CANDIDATE_COLUMNS}, ts_rank_cd(search, q) AS lexical_score
 FROM facts, (SELECT {OR_QUERY} AS q) AS terms
-WHERE {{scope}} AND {LIVE} AND search @@ q
+WHERE {{scope}} AND {LIVE} AND {TENANT_MATCH}
 ORDER BY lexical_score DESC
 LIMIT %(lexical_limit)s
 """,
@@ -179,7 +190,7 @@ LEXICAL_EPISODES = _by_kind(
     f"""
 SELECT {_EPISODE_COLUMNS}, ts_rank_cd(search, q) AS lexical_score
 FROM episodes, (SELECT {OR_QUERY} AS q) AS terms
-WHERE {{scope}} AND deleted_at IS NULL AND search @@ q
+WHERE {{scope}} AND deleted_at IS NULL AND {TENANT_MATCH}
 ORDER BY lexical_score DESC
 LIMIT %(lexical_limit)s
 """,

@@ -47,7 +47,12 @@ def scope_params(scope: Scope) -> dict[str, Any]:
         raise UnsupportedScopeError(
             "long-term facts are per user or per session; use Scope.for_user or Scope.for_session"
         )
-    return {"org_id": scope.org_id, "user_id": scope.user_id, "session_id": scope.session_id}
+    return {
+        "org_id": scope.org_id,
+        "user_id": scope.user_id,
+        "session_id": scope.session_id,
+        "tenant_lexeme": sql.tenant_lexeme(scope.org_id, scope.user_id),
+    }
 
 
 def aware(moment: datetime | None, field: str) -> datetime:

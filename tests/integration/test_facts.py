@@ -286,3 +286,16 @@ def test_ingest_is_all_or_nothing(pool: ConnectionPool[Any]) -> None:
     assert memory.facts(ANA) == []
     assert memory.ingest(ANA, [NewFact(text="fine", category="goal")]) == 1
     assert [f.text for f in memory.facts(ANA)] == ["fine"]
+
+
+def test_full_text_works_for_any_tenant_id_and_stop_words_match_nothing(
+    pool: ConnectionPool[Any],
+) -> None:
+    memory = LongTermMemory(pool)
+    odd = Scope.for_user("Straße GmbH", "用户 42")
+    memory.remember(odd, NewFact(text="drinks matcha every morning", category="preference"))
+    memory.remember(ANA, NewFact(text="drinks matcha too", category="preference"))
+    got = memory.recall(odd, "matcha", now=NOW)
+    assert [f.fact.text for f in got.facts] == ["drinks matcha every morning"]
+    assert got.facts[0].lexical is not None
+    assert memory.recall(odd, "the and of", now=NOW).facts == ()
