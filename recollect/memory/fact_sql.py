@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 
+from recollect.memory.fact_schema import COVERED_MAX_DIM
 from recollect.state.scope import ScopeKind
 
 
@@ -150,16 +151,31 @@ COPY_FACT_TYPES = (
 _CANDIDATE_COLUMNS = FACT_COLUMNS
 """Whole rows: the winners need them, and 2 x 50 short rows cost less than a second query."""
 
-DENSE_FACTS = _by_kind(
-    f"""
-SELECT {_CANDIDATE_COLUMNS}, 1 - (embedding <=> %(vector)s::vector) AS similarity
-FROM facts
-WHERE {{scope}} AND {LIVE} AND embedding IS NOT NULL AND vector_dims(embedding) = %(dim)s
-ORDER BY similarity DESC
-LIMIT %(dense_limit)s
-""",
-    _READ_SCOPE,
+_DENSE_FACTS = f"""
+WITH top AS (
+    SELECT id, 1 - (embedding <=> %(vector)s::vector) AS similarity
+    FROM facts
+    WHERE {{scope}} AND {LIVE} AND {{dims}} AND vector_dims(embedding) = %(dim)s
+    ORDER BY similarity DESC
+    LIMIT %(dense_limit)s
 )
+SELECT {FACT_COLUMNS}, top.similarity
+FROM top JOIN facts USING (id)
+ORDER BY top.similarity DESC
+"""
+"""Rank on (id, embedding) only, then fetch the 50 winners' rows: projecting every column of
+every scanned row cost more than the distances themselves."""
+
+DENSE_FACTS = {
+    kind: _DENSE_FACTS.format(scope=clause, dims=f"vector_dims(embedding) <= {COVERED_MAX_DIM}")
+    for kind, clause in _READ_SCOPE.items()
+}
+"""Embeddings the covering index holds: an index-only scan."""
+DENSE_FACTS_WIDE = {
+    kind: _DENSE_FACTS.format(scope=clause, dims="embedding IS NOT NULL")
+    for kind, clause in _READ_SCOPE.items()
+}
+"""Embeddings too large for the covering index: a scan of the user's heap rows."""
 
 LEXICAL_FACTS = _by_kind(
     f"""

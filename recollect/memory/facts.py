@@ -16,6 +16,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from recollect.memory import fact_sql as sql
+from recollect.memory.fact_schema import MAX_ID_LENGTH
 from recollect.memory.recall import recall as recall_scope
 from recollect.memory.recipe import RecallRecipe
 from recollect.memory.supersession import ContradictionJudge, Neighbour, decide
@@ -43,6 +44,14 @@ class UnsupportedScopeError(ValueError):
 
 def scope_params(scope: Scope) -> dict[str, Any]:
     """The values every scoped statement binds."""
+    too_long = [
+        name
+        for name, value in (("org_id", scope.org_id), ("user_id", scope.user_id),
+                            ("session_id", scope.session_id or ""))
+        if len(value) > MAX_ID_LENGTH
+    ]  # fmt: skip
+    if too_long:
+        raise ValueError(f"{', '.join(too_long)} must be at most {MAX_ID_LENGTH} characters")
     if scope.kind is ScopeKind.ORG:
         raise UnsupportedScopeError(
             "long-term facts are per user or per session; use Scope.for_user or Scope.for_session"

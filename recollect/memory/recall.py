@@ -18,6 +18,7 @@ from langchain_core.embeddings import Embeddings
 from psycopg_pool import ConnectionPool
 
 from recollect.memory import fact_sql as sql
+from recollect.memory.fact_schema import COVERED_MAX_DIM
 from recollect.memory.recipe import Candidate, Method, RecallRecipe
 from recollect.memory.tenancy import scoped
 from recollect.memory.vectors import literal
@@ -138,10 +139,12 @@ def recall(
     lexical = bool(query.strip()) and Method.LEXICAL in recipe.methods
     if dense and vector is not None:
         params |= {"vector": literal(vector), "dim": len(vector)}
+    covered = vector is not None and len(vector) <= COVERED_MAX_DIM
+    dense_facts = sql.DENSE_FACTS if covered else sql.DENSE_FACTS_WIDE
     with scoped(pool, scope) as conn, conn.pipeline():
         profile_cur = conn.execute(sql.PROFILE_READ, params)
         cursors = {
-            ("fact", Method.DENSE): conn.execute(sql.DENSE_FACTS[scope.kind], params)
+            ("fact", Method.DENSE): conn.execute(dense_facts[scope.kind], params)
             if dense
             else None,
             ("fact", Method.LEXICAL): conn.execute(sql.LEXICAL_FACTS[scope.kind], params)

@@ -299,3 +299,31 @@ def test_full_text_works_for_any_tenant_id_and_stop_words_match_nothing(
     assert [f.fact.text for f in got.facts] == ["drinks matcha every morning"]
     assert got.facts[0].lexical is not None
     assert memory.recall(odd, "the and of", now=NOW).facts == ()
+
+
+def test_wide_embeddings_use_the_heap_path_and_small_ones_the_covering_index(
+    pool: ConnectionPool[Any],
+) -> None:
+    memory = LongTermMemory(pool)
+    wide = [1.0] + [0.0] * 1535  # e.g. text-embedding-3-small: too big for the covering index
+    narrow = [0.0, 1.0] + [0.0] * 382
+    facts = [
+        NewFact(text="wide one", category="event"),
+        NewFact(text="narrow one", category="event"),
+    ]
+    memory.ingest(ANA, facts[:1], embeddings=[wide])
+    memory.ingest(ANA, facts[1:], embeddings=[narrow])
+    got_wide = memory.recall(ANA, "", query_embedding=wide, now=NOW)
+    got_narrow = memory.recall(ANA, "", query_embedding=narrow, now=NOW)
+    assert [(f.fact.text, round(f.similarity or 0, 3)) for f in got_wide.facts] == [
+        ("wide one", 1.0)
+    ]
+    assert [(f.fact.text, round(f.similarity or 0, 3)) for f in got_narrow.facts] == [
+        ("narrow one", 1.0)
+    ]
+
+
+def test_overlong_ids_are_refused_before_any_sql(pool: ConnectionPool[Any]) -> None:
+    memory = LongTermMemory(pool)
+    with pytest.raises(ValueError, match="user_id must be at most 128"):
+        memory.remember(Scope.for_user("acme", "u" * 129), NewFact(text="x", category="goal"))
