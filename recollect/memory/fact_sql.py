@@ -56,7 +56,9 @@ def _by_kind(template: str, scopes: dict[ScopeKind, str]) -> dict[ScopeKind, str
 
 SAME_SUBJECT_OR_TEXT = _by_kind(
     f"""
-SELECT {FACT_COLUMNS}, NULL::float8 AS similarity
+SELECT {FACT_COLUMNS},
+       CASE WHEN vector_dims(embedding) = %(dim)s
+            THEN 1 - (embedding <=> %(vector)s::vector) END AS similarity
 FROM facts
 WHERE {{scope}} AND {LIVE}
   AND ((subject IS NOT NULL AND subject = %(subject)s) OR lower(text) = lower(%(text)s))

@@ -149,13 +149,17 @@ class LongTermMemory:
         fact: NewFact,
         vector: list[float] | None,
     ) -> list[dict[str, Any]]:
-        query = {**params, "subject": fact.subject, "text": text, "category": fact.category}
+        query = {
+            **params,
+            "subject": fact.subject,
+            "text": text,
+            "category": fact.category,
+            "vector": literal(vector) if vector is not None else None,
+            "dim": len(vector) if vector is not None else None,
+        }
         rows = list(conn.execute(sql.SAME_SUBJECT_OR_TEXT[scope.kind], query).fetchall())
         if vector is not None:
-            nearest = conn.execute(
-                sql.NEAREST_DENSE[scope.kind],
-                {**query, "vector": literal(vector), "dim": len(vector), "limit": 5},
-            )
+            nearest = conn.execute(sql.NEAREST_DENSE[scope.kind], {**query, "limit": 5})
         else:
             nearest = conn.execute(
                 sql.NEAREST_LEXICAL[scope.kind], {**query, "query": text, "limit": 5}

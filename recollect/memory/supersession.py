@@ -82,16 +82,23 @@ def decide(
     for n in neighbours:
         if normalise(n.text) == wording:
             return Decision(reinforce=n.id)
-    same_subject = tuple(n.id for n in neighbours if subject and n.subject == subject)
-    if same_subject:
-        return Decision(supersede=tuple(dict.fromkeys(same_subject)))
-    for n in neighbours:
-        if (
+    values = numbers(text)
+
+    def paraphrase(n: Neighbour) -> bool:
+        return (
             n.similarity is not None
             and n.similarity >= near_duplicate
-            and numbers(n.text) == numbers(text)
-            and not (subject and n.subject and n.subject != subject)
-        ):
+            and numbers(n.text) == values
+        )
+
+    same_subject = [n for n in neighbours if subject and n.subject == subject]
+    if same_subject:
+        repeated = next((n for n in same_subject if paraphrase(n)), None)
+        if repeated is not None:
+            return Decision(reinforce=repeated.id)
+        return Decision(supersede=tuple(dict.fromkeys(n.id for n in same_subject)))
+    for n in neighbours:
+        if paraphrase(n) and not (subject and n.subject and n.subject != subject):
             return Decision(reinforce=n.id)
     unplaceable = tuple(
         n

@@ -327,3 +327,17 @@ def test_overlong_ids_are_refused_before_any_sql(pool: ConnectionPool[Any]) -> N
     memory = LongTermMemory(pool)
     with pytest.raises(ValueError, match="user_id must be at most 128"):
         memory.remember(Scope.for_user("acme", "u" * 129), NewFact(text="x", category="goal"))
+
+
+def test_a_paraphrase_on_the_same_subject_reinforces(
+    pool: ConnectionPool[Any], scripted_llm: ScriptedOpenAI
+) -> None:
+    memory = memory_over(pool, scripted_llm)
+    first = memory.remember(
+        ANA, react("frontend uses React 16 today", 9, 0.6, "frontend_framework")
+    )
+    again = memory.remember(
+        ANA, react("today frontend uses React 16", 1, 0.6, "frontend_framework")
+    )
+    assert again.action is RememberAction.REINFORCED
+    assert again.fact.id == first.fact.id

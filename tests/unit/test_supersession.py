@@ -37,3 +37,9 @@ def test_different_subjects_answer_the_question_without_the_model() -> None:
 
 def test_unrelated_neighbours_are_not_sent_to_the_judge() -> None:
     assert decide("likes tea", None, [n("1", "lives in Oslo", None, 0.05)]).ask == ()
+
+
+def test_a_paraphrase_on_the_same_subject_reinforces_rather_than_replaces() -> None:
+    old = n("1", "their frontend is React 16", "frontend", 0.95)
+    assert decide("uses React 16 for the frontend", "frontend", [old]).reinforce == "1"
+    assert decide("uses React 19 for the frontend", "frontend", [old]).supersede == ("1",)
