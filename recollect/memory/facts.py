@@ -343,6 +343,7 @@ class LongTermMemory:
             token_budget=token_budget,
             now=aware(now, "now"),
             query_embedding=checked(query_embedding) if query_embedding is not None else None,
+            vector_types=self._vector_types,
         )
 
 

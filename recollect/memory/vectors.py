@@ -64,9 +64,13 @@ class VectorTypes:
 
     def register(self, conn: Connection[Any]) -> None:
         """Make `Vector` values and the `vector` type name usable on this connection (COPY)."""
-        if self._info is None:
-            self._info = TypeInfo.fetch(conn, "vector")
-        register_vector_info(conn, self._info)
+        info = self._info
+        if info is None:
+            info = self._info = TypeInfo.fetch(conn, "vector")
+            if info is None:
+                raise EmbeddingError("the database has no `vector` type: is pgvector installed?")
+        if conn.adapters.types.get(info.oid) is None:  # once per pooled connection
+            register_vector_info(conn, info)
 
 
 __all__ = ["EmbeddingError", "Vector", "VectorTypes", "checked", "embed_texts", "literal"]
