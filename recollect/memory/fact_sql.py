@@ -150,67 +150,60 @@ COPY_FACT_TYPES = (
 
 # --- the read path -------------------------------------------------------------------------
 
-_CANDIDATE_COLUMNS = FACT_COLUMNS
-"""Whole rows: the winners need them, and 2 x 50 short rows cost less than a second query."""
 
-_DENSE_FACTS = f"""
-WITH top AS (
+_EPISODE_AS_FACT = (
+    "id::text AS id, org_id, user_id, session_id, 'event' AS category, NULL::text AS subject, "
+    "summary AS text, 1.0::real AS confidence, source_ids, occurred_at AS learned_at, "
+    "occurred_at AS last_reinforced_at, NULL::text AS superseded_by, deleted_at, metadata"
+)
+"""Episodes rank like events that are as certain as the record of them."""
+
+_DENSE = f"""
+(WITH top AS (
     SELECT id, 1 - (embedding <=> %(vector)s::vector) AS similarity
     FROM facts
     WHERE {{scope}} AND {LIVE} AND {{dims}} AND vector_dims(embedding) = %(dim)s
     ORDER BY similarity DESC
     LIMIT %(dense_limit)s
 )
-SELECT {FACT_COLUMNS}, top.similarity
-FROM top JOIN facts USING (id)
-ORDER BY top.similarity DESC
-"""
-"""Rank on (id, embedding) only, then fetch the 50 winners' rows: projecting every column of
-every scanned row cost more than the distances themselves."""
-
-DENSE_FACTS = {
-    kind: _DENSE_FACTS.format(scope=clause, dims=f"vector_dims(embedding) <= {COVERED_MAX_DIM}")
-    for kind, clause in _READ_SCOPE.items()
-}
-"""Embeddings the covering index holds: an index-only scan."""
-DENSE_FACTS_WIDE = {
-    kind: _DENSE_FACTS.format(scope=clause, dims="embedding IS NOT NULL")
-    for kind, clause in _READ_SCOPE.items()
-}
-"""Embeddings too large for the covering index: a scan of the user's heap rows."""
-
-LEXICAL_FACTS = _by_kind(
-    f"""
-SELECT {_CANDIDATE_COLUMNS}, ts_rank_cd(search, q) AS lexical_score
-FROM facts, (SELECT {OR_QUERY} AS q) AS terms
-WHERE {{scope}} AND {LIVE} AND {TENANT_MATCH}
-ORDER BY lexical_score DESC
-LIMIT %(lexical_limit)s
-""",
-    _READ_SCOPE,
-)
-
-_EPISODE_COLUMNS = "id::text AS id, summary AS text, occurred_at"
-
-DENSE_EPISODES = _by_kind(
-    f"""
-SELECT {_EPISODE_COLUMNS}, 1 - (embedding <=> %(vector)s::vector) AS similarity
+SELECT 'fact' AS kind, {FACT_COLUMNS}, top.similarity
+FROM top JOIN facts USING (id))
+UNION ALL
+(SELECT 'episode' AS kind, {_EPISODE_AS_FACT}, 1 - (embedding <=> %(vector)s::vector) AS similarity
 FROM episodes
 WHERE {{scope}} AND deleted_at IS NULL AND embedding IS NOT NULL
   AND vector_dims(embedding) = %(dim)s
 ORDER BY similarity DESC
-LIMIT %(dense_limit)s
-""",
-    _READ_SCOPE,
-)
+LIMIT %(dense_limit)s)
+"""
+"""Facts are ranked on (id, embedding) only, then the winners' rows fetched: projecting every
+column of every scanned row cost more than the distances themselves. Episodes ride along in
+the same statement (one statement per method: each one costs a round of planning)."""
 
-LEXICAL_EPISODES = _by_kind(
+DENSE = {
+    kind: _DENSE.format(scope=clause, dims=f"vector_dims(embedding) <= {COVERED_MAX_DIM}")
+    for kind, clause in _READ_SCOPE.items()
+}
+"""Embeddings the covering index holds: an index-only scan."""
+DENSE_WIDE = {
+    kind: _DENSE.format(scope=clause, dims="embedding IS NOT NULL")
+    for kind, clause in _READ_SCOPE.items()
+}
+"""Embeddings too large for the covering index: a scan of the user's heap rows."""
+
+LEXICAL = _by_kind(
     f"""
-SELECT {_EPISODE_COLUMNS}, ts_rank_cd(search, q) AS lexical_score
+(SELECT 'fact' AS kind, {FACT_COLUMNS}, ts_rank_cd(search, q) AS lexical_score
+FROM facts, (SELECT {OR_QUERY} AS q) AS terms
+WHERE {{scope}} AND {LIVE} AND {TENANT_MATCH}
+ORDER BY lexical_score DESC
+LIMIT %(lexical_limit)s)
+UNION ALL
+(SELECT 'episode' AS kind, {_EPISODE_AS_FACT}, ts_rank_cd(search, q) AS lexical_score
 FROM episodes, (SELECT {OR_QUERY} AS q) AS terms
 WHERE {{scope}} AND deleted_at IS NULL AND {TENANT_MATCH}
 ORDER BY lexical_score DESC
-LIMIT %(lexical_limit)s
+LIMIT %(lexical_limit)s)
 """,
     _READ_SCOPE,
 )

@@ -158,9 +158,7 @@ def recall(
     )
     episode_rows: dict[str, dict[str, Any]] = {}
     episodes = _candidates(
-        [_as_fact_row(r) for r in results[("episode", Method.DENSE)]],
-        [_as_fact_row(r) for r in results[("episode", Method.LEXICAL)]],
-        episode_rows,
+        results[("episode", Method.DENSE)], results[("episode", Method.LEXICAL)], episode_rows
     )
     ranked = sorted(
         [("fact", r) for r in rank(query, facts, recipe, now)]
@@ -219,17 +217,6 @@ def recall(
     )
 
 
-def _as_fact_row(row: dict[str, Any]) -> dict[str, Any]:
-    """Episodes rank like events that are as certain as the record of them."""
-    return {
-        **row,
-        "category": FactCategory.EVENT,
-        "confidence": 1.0,
-        "learned_at": row["occurred_at"],
-        "last_reinforced_at": row["occurred_at"],
-    }
-
-
 def _candidates(
     dense_rows: Sequence[dict[str, Any]],
     lexical_rows: Sequence[dict[str, Any]],
@@ -270,24 +257,24 @@ def _candidate_rows(
     covered: bool,
 ) -> tuple[dict[tuple[str, Method], list[dict[str, Any]]], list[ProfileEntry]]:
     """Every candidate list and the profile, sent to the server as one pipeline."""
-    dense_facts = sql.DENSE_FACTS if covered else sql.DENSE_FACTS_WIDE
     with conn.pipeline():
         profile_cur = conn.execute(sql.PROFILE_READ, params)
-        cursors = {
-            ("fact", Method.DENSE): conn.execute(dense_facts[scope.kind], params)
+        dense_cur = (
+            conn.execute((sql.DENSE if covered else sql.DENSE_WIDE)[scope.kind], params)
             if dense
-            else None,
-            ("fact", Method.LEXICAL): conn.execute(sql.LEXICAL_FACTS[scope.kind], params)
-            if lexical
-            else None,
-            ("episode", Method.DENSE): conn.execute(sql.DENSE_EPISODES[scope.kind], params)
-            if dense
-            else None,
-            ("episode", Method.LEXICAL): conn.execute(sql.LEXICAL_EPISODES[scope.kind], params)
-            if lexical
-            else None,
-        }
+            else None
+        )
+        lexical_cur = conn.execute(sql.LEXICAL[scope.kind], params) if lexical else None
         profile = [ProfileEntry.model_validate(r) for r in profile_cur.fetchall()]
-        results = {key: cur.fetchall() if cur else [] for key, cur in cursors.items()}
-
+        dense_rows = dense_cur.fetchall() if dense_cur else []
+        lexical_rows = lexical_cur.fetchall() if lexical_cur else []
+    results: dict[tuple[str, Method], list[dict[str, Any]]] = {}
+    for method, rows, score in (
+        (Method.DENSE, dense_rows, "similarity"),
+        (Method.LEXICAL, lexical_rows, "lexical_score"),
+    ):
+        for kind in ("fact", "episode"):
+            picked = [r for r in rows if r["kind"] == kind]
+            picked.sort(key=lambda r: -float(r[score]))  # a UNION does not promise its order
+            results[(kind, method)] = picked
     return results, profile
