@@ -14,6 +14,7 @@ import psycopg
 from langchain_core.messages import AnyMessage, HumanMessage
 from langgraph.runtime import Runtime
 
+from recollect.memory.errors import RecollectError
 from recollect.memory.facts import LongTermMemory
 from recollect.nodes.context import context_of
 from recollect.state.agent import AgentState, RecalledItem
@@ -84,17 +85,19 @@ class RecallNode:
         self._source = source
 
     def __call__(self, state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
-        source = self._source
-        engine = source() if callable(source) else source
         query = latest_user_text(list(state.get("messages", [])))
-        if engine is None or not query:
+        if self._source is None or not query:
             return {"recalled": []}
         ctx = context_of(runtime)
         try:
+            source = self._source
+            engine = source() if callable(source) else source
+            if engine is None:
+                return {"recalled": []}
             found = engine.recall(
                 Scope.for_user(ctx.org_id, ctx.user_id), query, token_budget=ctx.recall_tokens
             )
-        except psycopg.Error as exc:  # a memory outage costs context, not the reply
+        except (psycopg.Error, RecollectError) as exc:  # an outage costs context, not the reply
             log.warning("recall failed (%s); answering without long-term memory", exc)
             return {"recalled": []}
         return {"recalled": as_items(found)}

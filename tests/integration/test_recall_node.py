@@ -78,3 +78,18 @@ def test_without_long_term_memory_the_graph_still_answers(
     result = agent.invoke(user_turn("hi"), thread_config("t3"), context=DANA)
     assert result["recalled"] == []
     assert result["messages"][-1].text == "hello"
+
+
+def test_a_memory_outage_costs_context_not_the_reply(
+    checkpointer: PostgresSaver, scripted_llm: ScriptedOpenAI
+) -> None:
+    from recollect.memory.errors import DatabaseUnavailableError
+
+    def unreachable() -> LongTermMemory:
+        raise DatabaseUnavailableError("postgresql://nowhere", "refused", "Check DATABASE_URI.")
+
+    agent = make_graph(checkpointer=checkpointer, memory=unreachable)
+    scripted_llm.reply("still here")
+    result = agent.invoke(user_turn("hi"), thread_config("t4"), context=DANA)
+    assert result["recalled"] == []
+    assert result["messages"][-1].text == "still here"
