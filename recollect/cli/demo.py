@@ -1,10 +1,13 @@
 """`recollect demo`: a scripted, multi-session conversation that shows the memory at work.
 
 Each turn prints what the model was sent (tokens per category), what left the verbatim
-window, which exact values were pinned and when the running summary folded; background jobs
-extract facts between turns. The second session reopens the database from scratch, as a
-restarted process would. The last part files a refund that waits for approval, approves it
-from a separate process, and shows it executed.
+window, which exact values were pinned, when the running summary folded and what long-term
+memory recalled; background jobs extract facts between turns. The second session reopens the
+database from scratch, as a restarted process would; the third starts a new thread, so
+everything it knows comes from long-term memory. A few facts are also written directly with
+`LongTermMemory.remember`, to show reinforcement and supersession (React 16 → React 19). The
+last part files a refund that waits for approval, approves it from a separate process, and
+shows it executed.
 """
 
 from __future__ import annotations
@@ -24,18 +27,20 @@ from langchain_core.runnables import RunnableConfig
 from recollect.cli.approvals import describe
 from recollect.graphs.agent import make_graph, thread_config, user_turn
 from recollect.graphs.approvals import Approvals
+from recollect.memory.facts import LongTermMemory
 from recollect.memory.models import describe_model
 from recollect.memory.persistence import open_persistence
 from recollect.memory.review import list_candidates
 from recollect.memory.threads import claim_thread
 from recollect.memory.worker import Outcome, Worker, WorkerSettings, start_background
 from recollect.state.context import Context
+from recollect.state.memory import FactCategory, NewFact, ProfileEntry, RememberAction
 from recollect.state.scope import Scope
 
 DEMO_HISTORY_TOKENS = 220  # small on purpose, so trimming shows within a few turns
 DEMO_EXTRACT_EVERY_TURNS = 2  # so background extraction shows within the session
 DEMO_SUMMARY_TOKENS = 120
-_CATEGORIES = ("system", "pinned", "recalled", "summary", "history", "tool_results")
+_CATEGORIES = ("system", "pinned", "profile", "recalled", "summary", "history", "tool_results")
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,7 @@ class Session:
 
     title: str
     turns: tuple[str, ...]
+    new_thread: bool = False
 
 
 SESSIONS: tuple[Session, ...] = (
@@ -67,7 +73,35 @@ SESSIONS: tuple[Session, ...] = (
             "Can you remind me what we were doing?",
         ),
     ),
+    Session(
+        "Session 3: a new thread, long-term memory only",
+        ("Which frontend framework are we on, and how do we deploy?",),
+        new_thread=True,
+    ),
 )
+
+_STACK = FactCategory.TECHNICAL_STACK
+REMEMBERED: dict[str, tuple[NewFact | ProfileEntry, ...]] = {
+    SESSIONS[0].turns[0]: (
+        ProfileEntry(key="name", value="Dana"),
+        ProfileEntry(key="role", value="leads the payments team"),
+    ),
+    SESSIONS[0].turns[1]: (
+        NewFact(text="Frontend is React 16", category=_STACK, subject="frontend_framework",
+                confidence=0.9),
+        NewFact(text="Deploys to Kubernetes on GCP", category=_STACK, subject="deploy_platform",
+                confidence=0.9),
+    ),
+    SESSIONS[0].turns[3]: (
+        NewFact(text="Wants short answers", category=FactCategory.PREFERENCE, confidence=0.9),
+        NewFact(text="Never suggest jQuery", category=FactCategory.PREFERENCE, confidence=0.9),
+    ),
+    SESSIONS[1].turns[0]: (
+        NewFact(text="Frontend moved to React 19", category=_STACK, subject="frontend_framework",
+                confidence=0.7),
+    ),
+}  # fmt: skip
+"""What the background memory job would extract from these turns."""
 
 
 def register(commands: Any) -> None:
@@ -91,11 +125,17 @@ def run(args: argparse.Namespace) -> int:
     )
     print(f"user: {user}  thread: {thread}  history budget: {DEMO_HISTORY_TOKENS} tokens")
     shown = 0
+    print("long-term memory: Postgres full-text recall (no embedder configured)")
+    scope = Scope.for_user(ctx.org_id, ctx.user_id)
     for session in SESSIONS:
         _banner(session.title)
+        if session.new_thread:
+            thread = f"{user}-new-thread"
+            print(f"thread: {thread}")
         with open_persistence(announce=False) as persistence:
-            claim_thread(persistence.pool, Scope.for_user(ctx.org_id, ctx.user_id), thread)
-            agent = make_graph(checkpointer=persistence.checkpointer)
+            claim_thread(persistence.pool, scope, thread)
+            memory = LongTermMemory(persistence.pool)
+            agent = make_graph(checkpointer=persistence.checkpointer, memory=memory)
             config = thread_config(thread)
             before = len(agent.get_state(config).values.get("messages", []))
             print(f"(thread has {before} checkpointed messages)")
@@ -104,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
             runner, stop = start_background(worker, finished.append)
             for turn in session.turns:
                 _play_turn(agent, config, ctx, turn)
+                _remember(memory, scope, REMEMBERED.get(turn, ()))
                 _report_jobs(finished)
             stop.set()
             runner.join()
@@ -187,6 +228,7 @@ def _refund_walkthrough(ctx: Context) -> None:
 def _play_turn(agent: Any, config: RunnableConfig, ctx: Context, text: str) -> None:
     print(f"\nyou> {text}")
     trimmed: list[str] = []
+    recalled: list[Any] = []
     tokens: dict[str, int] = {}
     pinned: list[str] = []
     folded: dict[str, Any] | None = None
@@ -200,6 +242,8 @@ def _play_turn(agent: Any, config: RunnableConfig, ctx: Context, text: str) -> N
         for node, change in update.items():
             if not change:
                 continue
+            if node == "recall":
+                recalled = change.get("recalled", [])
             if node == "trim":
                 removed = change.get("messages", [])
                 trimmed += [str(m.id) for m in removed if isinstance(m, RemoveMessage)]
@@ -223,6 +267,27 @@ def _play_turn(agent: Any, config: RunnableConfig, ctx: Context, text: str) -> N
             f"  · summary folded ({folded['folded_messages']} messages so far, "
             f"{len(folded['text'])} chars); newest: {newest}"
         )
+    for item in recalled[:6]:
+        when = f"({item['learned_at'][:10]}) " if item["kind"] != "profile" else ""
+        print(f"  · recalled [{item['kind']}] {when}{item['text']}  score={item['score']:.2f}")
+
+
+def _remember(
+    memory: LongTermMemory, scope: Scope, items: tuple[NewFact | ProfileEntry, ...]
+) -> None:
+    profile = [item for item in items if isinstance(item, ProfileEntry)]
+    if profile:
+        memory.set_profile(scope, profile)
+        print("  · profile: " + ", ".join(f"{p.key}={p.value}" for p in profile))
+    for item in items:
+        if not isinstance(item, NewFact):
+            continue
+        result = memory.remember(scope, item)
+        print(f"  · remembered [{item.category}] {item.text} ({result.action})")
+        if result.action is RememberAction.SUPERSEDED:
+            old = {f.id: f.text for f in memory.facts(scope, include_superseded=True)}
+            for fact_id in result.replaced:
+                print(f"  · superseded: {old[fact_id]!r} → {result.fact.text!r}")
 
 
 def _banner(title: str) -> None:

@@ -1,4 +1,4 @@
-"""The agent graph: trim → call_model (⇄ tools) → summarize (when due) → extract.
+"""The agent graph: recall → trim → call_model (⇄ tools) → summarize (when due) → extract.
 
 `graph` is compiled without a checkpointer or store, as LangGraph Platform and `langgraph dev`
 inject their own; scripts, the CLI and tests call `make_graph` with Postgres persistence.
@@ -18,8 +18,10 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
 from recollect.graphs.tools import AGENT_TOOLS
+from recollect.memory.process_memory import process_memory
 from recollect.nodes.call_model import make_call_model
 from recollect.nodes.extract import extract
+from recollect.nodes.recall import MemorySource, RecallNode
 from recollect.nodes.summarize import fold_pending, summarize
 from recollect.nodes.trim import trim
 from recollect.state.agent import AgentInput, AgentState
@@ -35,27 +37,43 @@ def _after_model(state: AgentState, runtime: Runtime[Context]) -> str:
     return "summarize" if fold_pending(state, runtime) else "extract"
 
 
-builder: StateGraph[AgentState, Context, AgentInput, AgentState] = StateGraph(
-    AgentState, context_schema=Context, input_schema=AgentInput
-)
-builder.add_node("trim", trim)
-builder.add_node("call_model", make_call_model(AGENT_TOOLS))
-builder.add_node("tools", ToolNode(AGENT_TOOLS))
-builder.add_node("summarize", summarize)
-builder.add_node("extract", extract)
-builder.add_edge(START, "trim")
-builder.add_edge("trim", "call_model")
-builder.add_conditional_edges("call_model", _after_model, ["tools", "summarize", "extract"])
-builder.add_edge("tools", "call_model")
-builder.add_edge("summarize", "extract")
-builder.add_edge("extract", END)
+AgentBuilder = StateGraph[AgentState, Context, AgentInput, AgentState]
+
+
+def build(memory: MemorySource) -> AgentBuilder:
+    """The agent's nodes and edges, with recall bound to `memory` (None: no long-term memory)."""
+    graph_builder: AgentBuilder = StateGraph(
+        AgentState, context_schema=Context, input_schema=AgentInput
+    )
+    graph_builder.add_node("recall", RecallNode(memory))
+    graph_builder.add_node("trim", trim)
+    graph_builder.add_node("call_model", make_call_model(AGENT_TOOLS))
+    graph_builder.add_node("tools", ToolNode(AGENT_TOOLS))
+    graph_builder.add_node("summarize", summarize)
+    graph_builder.add_node("extract", extract)
+    graph_builder.add_edge(START, "recall")
+    graph_builder.add_edge("recall", "trim")
+    graph_builder.add_edge("trim", "call_model")
+    graph_builder.add_conditional_edges(
+        "call_model", _after_model, ["tools", "summarize", "extract"]
+    )
+    graph_builder.add_edge("tools", "call_model")
+    graph_builder.add_edge("summarize", "extract")
+    graph_builder.add_edge("extract", END)
+    return graph_builder
+
+
+builder = build(process_memory)
+"""For deployment: long-term memory opens on the first turn, on the platform's database."""
 
 
 def make_graph(
-    checkpointer: BaseCheckpointSaver[Any] | None = None, store: BaseStore | None = None
+    checkpointer: BaseCheckpointSaver[Any] | None = None,
+    store: BaseStore | None = None,
+    memory: MemorySource = None,
 ) -> CompiledStateGraph[AgentState, Context, AgentInput, AgentState]:
-    """The agent compiled with the given persistence."""
-    return builder.compile(checkpointer=checkpointer, store=store, name="recollect-agent")
+    """The agent compiled with the given persistence and long-term memory (if any)."""
+    return build(memory).compile(checkpointer=checkpointer, store=store, name="recollect-agent")
 
 
 def thread_config(thread_id: str) -> RunnableConfig:
@@ -69,4 +87,4 @@ def user_turn(text: str) -> AgentInput:
     return {"messages": messages}
 
 
-graph = make_graph()
+graph = builder.compile(name="recollect-agent")

@@ -21,6 +21,9 @@ CHECKPOINT_TABLES: tuple[str, ...] = ("checkpoint_writes", "checkpoint_blobs", "
 """LangGraph's tables, keyed by thread id."""
 
 USER_TABLES: tuple[str, ...] = (
+    "facts",
+    "profiles",
+    "episodes",
     "refunds",
     "approval_audit",
     "approval_workflows",

@@ -13,6 +13,7 @@ from typing import Any
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg import Connection
 
+from recollect.memory.fact_schema import LONG_TERM_MEMORY_SQL
 from recollect.memory.roles import ensure_app_role
 
 MIGRATION_LOCK_KEY = 0x5245_434F  # "RECO": one lock id for every process migrating this database
@@ -29,7 +30,7 @@ CREATE TABLE IF NOT EXISTS recollect_migrations (
 
 @dataclass(frozen=True)
 class Migration:
-    """One schema step; `version` is its 1-based position in `MIGRATIONS`."""
+    """One schema step; versions strictly increase along `MIGRATIONS` (gaps allowed)."""
 
     version: int
     name: str
@@ -216,6 +217,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(3, "thread_owners", THREADS),
     Migration(4, "extraction queue, message buffer and fact candidates", CREATE_EXTRACTION_QUEUE),
     Migration(5, "approval workflows, their audit trail and refunds", CREATE_APPROVALS),
+    Migration(6, "long-term memory: facts, profiles, episodes", LONG_TERM_MEMORY_SQL),
 )
 
 
@@ -232,7 +234,7 @@ def setup(conn: Connection[Any]) -> int:
     _acquire_lock(conn)
     try:
         applied = current_version(conn)
-        for migration in MIGRATIONS[applied:]:
+        for migration in (m for m in MIGRATIONS if m.version > applied):
             with conn.transaction():
                 conn.execute(migration.sql)
                 conn.execute(
@@ -266,6 +268,7 @@ def _first(row: Any) -> Any:
 
 
 def _check_numbering() -> None:
+    """Versions are positions: a gap or a reordering is a mistake, caught at import."""
     for position, migration in enumerate(MIGRATIONS, start=1):
         if migration.version != position:
             raise RuntimeError(f"migration {migration.name!r} is numbered {migration.version}")

@@ -59,8 +59,12 @@ def build_prompt(state: AgentState, ctx: Context, shares: BudgetShares = SHARES)
     pinned_body, hidden_pins = render_pinned(state.get("pinned") or {}, int(budget * shares.pinned))
     if pinned_body:
         sections.append(("Pinned values", "pinned", pinned_body))
+    recalled = state.get("recalled") or []
+    profile = [item for item in recalled if item["kind"] == "profile"]
+    if profile:  # the profile is always in context; it is capped when it is written
+        sections.append(("User profile", "profile", "\n".join(f"- {p['text']}" for p in profile)))
     recalled_body, dropped_recalled = render_recalled(
-        state.get("recalled") or [], int(budget * shares.recalled)
+        [item for item in recalled if item["kind"] != "profile"], int(budget * shares.recalled)
     )
     if recalled_body:
         sections.append(("Recalled memories", "recalled", recalled_body))

@@ -59,6 +59,8 @@ class Context:
     """Cap on the running summary, enforced with the model's `max_tokens` and a hard cut."""
     context_tokens: int = field(default_factory=lambda: _env_int("RECOLLECT_CONTEXT_TOKENS", 6000))
     """Budget for the whole prompt sent to the model."""
+    recall_tokens: int = field(default_factory=lambda: _env_int("RECOLLECT_RECALL_TOKENS", 800))
+    """Budget for recalled long-term memory (profile, facts, episodes) within the prompt."""
     min_confidence: float = field(
         default_factory=lambda: _env_float("RECOLLECT_MIN_CONFIDENCE", 0.7)
     )

@@ -73,3 +73,75 @@ class RecalledFact(BaseModel):
     fused: float | None = None
     rerank: float | None = None
     recency: float = 1.0
+
+
+class RememberAction(StrEnum):
+    """What the write path did with an offered fact."""
+
+    INSERTED = "inserted"
+    REINFORCED = "reinforced"
+    """An exact or near duplicate: the old fact's confidence and `last_reinforced_at` rose."""
+    SUPERSEDED = "superseded"
+    """Inserted, and the contradicted facts now point at it through `superseded_by`."""
+    INSERTED_STALE = "inserted_stale"
+    """Inserted already superseded: a newer fact on the same subject was known."""
+
+
+class RememberResult(BaseModel):
+    """The outcome of one `remember`: the live fact, and the facts it replaced."""
+
+    model_config = ConfigDict(frozen=True)
+
+    action: RememberAction
+    fact: StoredFact
+    replaced: tuple[str, ...] = ()
+    decided_by: str = "rule"
+    """`rule` (text, subject, similarity) or `model` (the structured yes/no of a judge)."""
+
+
+class ProfileEntry(BaseModel):
+    """One always-recalled attribute of a user (name, role, locale, ...)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str = Field(min_length=1, max_length=200)
+    value: str = Field(min_length=1, max_length=2000)
+    confidence: float = Field(default=0.9, ge=0.0, le=1.0)
+    updated_at: datetime | None = None
+
+
+class NewEpisode(BaseModel):
+    """A summary of something that happened (a session, a task), recalled like a fact."""
+
+    model_config = ConfigDict(frozen=True)
+
+    summary: str = Field(min_length=1, max_length=8000)
+    occurred_at: datetime | None = None
+    source_ids: tuple[str, ...] = ()
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class RecalledEpisode(BaseModel):
+    """An episode chosen by recall, with its score."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    summary: str
+    occurred_at: datetime
+    score: float
+    similarity: float | None = None
+    lexical: float | None = None
+    recency: float = 1.0
+
+
+class Recollection(BaseModel):
+    """Everything one recall returns, in the order it should be shown."""
+
+    model_config = ConfigDict(frozen=True)
+
+    profile: tuple[ProfileEntry, ...] = ()
+    facts: tuple[RecalledFact, ...] = ()
+    episodes: tuple[RecalledEpisode, ...] = ()
+    tokens: int = 0
+    """Approximate tokens of everything returned; never above the requested budget."""

@@ -70,6 +70,13 @@ def test_demo_runs_a_multi_session_conversation(database_uri: str) -> None:
     assert "--by manager-maria  (exit 0)" in out
     assert "is completed; refunds paid: 1" in out
     assert "approve   → approved             by manager-maria — duplicate charge" in out
+    assert "superseded: 'Frontend is React 16' → 'Frontend moved to React 19'" in out
+    third = out.split("Session 3")[1]
+    recalled = [line for line in third.splitlines() if "· recalled" in line]
+    assert any("Frontend moved to React 19" in line for line in recalled), third
+    assert any("Deploys to Kubernetes on GCP" in line for line in recalled), third
+    assert not any("React 16" in line for line in recalled), third
+    assert "(thread has 0 checkpointed messages)" in third  # known only from long-term memory
 
 
 def test_db_status_reports_versions(database_uri: str) -> None:

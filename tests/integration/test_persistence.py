@@ -18,14 +18,14 @@ from recollect.memory.persistence import migrate, open_persistence
 def test_setup_is_idempotent_and_records_every_migration(database_uri: str) -> None:
     first = migrate(database_uri)
     second = migrate(database_uri)
-    assert first == second == len(migrations.MIGRATIONS)
+    assert first == second == migrations.MIGRATIONS[-1].version
     with psycopg.connect(database_uri, **CONNECTION_KWARGS) as conn:
         rows = conn.execute("SELECT version FROM recollect_migrations ORDER BY version").fetchall()
         tables = {
             r["tablename"]
             for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
         }
-    assert [r["version"] for r in rows] == list(range(1, len(migrations.MIGRATIONS) + 1))
+    assert [r["version"] for r in rows] == [m.version for m in migrations.MIGRATIONS]
     assert {"checkpoints", "checkpoint_blobs", "checkpoint_writes"} <= tables
 
 
@@ -38,7 +38,7 @@ def test_concurrent_setup_from_many_processes_does_not_race(postgres_server: str
     uri = with_database(postgres_server, "race")
     with ThreadPoolExecutor(max_workers=4) as executor:
         versions = list(executor.map(lambda _: migrate(uri), range(4)))
-    assert versions == [len(migrations.MIGRATIONS)] * 4
+    assert versions == [migrations.MIGRATIONS[-1].version] * 4
 
 
 def test_unreachable_database_raises_one_clear_error() -> None:
@@ -62,4 +62,4 @@ def test_open_persistence_uses_the_configured_database(
         finally:
             persistence.pool.putconn(row)
     assert urlsplit(database_uri).path == f"/{name}"
-    assert persistence.schema_version == len(migrations.MIGRATIONS)
+    assert persistence.schema_version == migrations.MIGRATIONS[-1].version

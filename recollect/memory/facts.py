@@ -1,0 +1,357 @@
+"""Long-term memory: the write path (reinforce, supersede, batch ingest) and the public API.
+
+Every statement runs inside `scoped(pool, scope)`, so row-level security applies unchanged.
+The read path lives in `recollect.memory.recall`; `LongTermMemory.recall` is its front door.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+from psycopg import Connection
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool
+
+from recollect.memory import fact_sql as sql
+from recollect.memory.fact_schema import MAX_ID_LENGTH
+from recollect.memory.recall import recall as recall_scope
+from recollect.memory.recipe import RecallRecipe
+from recollect.memory.supersession import ContradictionJudge, Neighbour, decide
+from recollect.memory.tenancy import scoped
+from recollect.memory.vectors import Vector, VectorTypes, checked, embed_texts, literal
+from recollect.state.memory import (
+    NewEpisode,
+    NewFact,
+    ProfileEntry,
+    Recollection,
+    RememberAction,
+    RememberResult,
+    StoredFact,
+)
+from recollect.state.scope import Scope, ScopeKind
+
+REINFORCEMENT_GAIN = 0.5
+"""Share of the new fact's confidence that closes the gap to 1 on each reinforcement."""
+INGEST_BATCH = 5000
+
+
+class UnsupportedScopeError(ValueError):
+    """The fact store keeps user and session memory; organisation memory is not stored here."""
+
+
+def scope_params(scope: Scope) -> dict[str, Any]:
+    """The values every scoped statement binds."""
+    too_long = [
+        name
+        for name, value in (("org_id", scope.org_id), ("user_id", scope.user_id),
+                            ("session_id", scope.session_id or ""))
+        if len(value) > MAX_ID_LENGTH
+    ]  # fmt: skip
+    if too_long:
+        raise ValueError(f"{', '.join(too_long)} must be at most {MAX_ID_LENGTH} characters")
+    if scope.kind is ScopeKind.ORG:
+        raise UnsupportedScopeError(
+            "long-term facts are per user or per session; use Scope.for_user or Scope.for_session"
+        )
+    return {
+        "org_id": scope.org_id,
+        "user_id": scope.user_id,
+        "session_id": scope.session_id,
+        "tenant_lexeme": sql.tenant_lexeme(scope.org_id, scope.user_id),
+    }
+
+
+def aware(moment: datetime | None, field: str) -> datetime:
+    """A timezone-aware moment (now by default); naive datetimes are ambiguous, so refused."""
+    if moment is None:
+        return datetime.now(UTC)
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError(f"{field} must be timezone-aware, got {moment.isoformat()}")
+    return moment
+
+
+def clean_text(text: str) -> str:
+    """Surrounding whitespace is not part of a fact; nothing but whitespace is not a fact."""
+    stripped = text.strip()
+    if not stripped:
+        raise ValueError("a fact needs some text")
+    return stripped
+
+
+class LongTermMemory:
+    """Facts, profile and episodes of every tenant, over one pool.
+
+    `embedder` is any LangChain `Embeddings` (None: lexical recall only); `judge` decides the
+    contradictions the cheap rule cannot (None: such facts are kept side by side).
+    """
+
+    def __init__(
+        self,
+        pool: ConnectionPool[Any],
+        *,
+        embedder: Embeddings | None = None,
+        judge: ContradictionJudge | None = None,
+        recipe: RecallRecipe | None = None,
+    ) -> None:
+        self.pool = pool
+        self.embedder = embedder
+        self.judge = judge
+        self.recipe = recipe or RecallRecipe()
+        self._vector_types = VectorTypes()
+
+    # --- write path ----------------------------------------------------------------------
+
+    def remember(self, scope: Scope, fact: NewFact) -> RememberResult:
+        """Store one fact, unless it repeats (reinforce) or replaces (supersede) a known one."""
+        params = scope_params(scope)
+        text = clean_text(fact.text)
+        learned_at = aware(fact.learned_at, "learned_at")
+        vector = embed_texts(self.embedder, [text])[0]
+        with scoped(self.pool, scope) as conn:
+            conn.execute(sql.LOCK_USER, params)
+            rows = self._neighbours(conn, scope, params, text, fact, vector)
+            decision = decide(
+                text,
+                fact.subject,
+                [Neighbour(r["id"], r["text"], r["subject"], r["similarity"]) for r in rows],
+            )
+            if decision.reinforce is not None:
+                row = conn.execute(
+                    sql.REINFORCE[scope.kind],
+                    {
+                        **params,
+                        "id": decision.reinforce,
+                        "gain": fact.confidence * REINFORCEMENT_GAIN,
+                        "at": learned_at,
+                        "source_ids": list(fact.source_ids),
+                    },
+                ).fetchone()
+                return RememberResult(
+                    action=RememberAction.REINFORCED, fact=StoredFact.model_validate(row)
+                )
+            contradicted = list(decision.supersede)
+            decided_by = "rule"
+            if not contradicted and decision.ask and self.judge is not None:
+                contradicted = [n.id for n in decision.ask if self.judge.contradicts(n.text, text)]
+                decided_by = "model"
+            return self._insert(conn, scope, params, fact, text, learned_at, vector, rows,
+                                contradicted, decided_by)  # fmt: skip
+
+    def _neighbours(
+        self,
+        conn: Connection[Any],
+        scope: Scope,
+        params: dict[str, Any],
+        text: str,
+        fact: NewFact,
+        vector: list[float] | None,
+    ) -> list[dict[str, Any]]:
+        query = {
+            **params,
+            "subject": fact.subject,
+            "text": text,
+            "category": fact.category,
+            "vector": literal(vector) if vector is not None else None,
+            "dim": len(vector) if vector is not None else None,
+        }
+        rows = list(conn.execute(sql.SAME_SUBJECT_OR_TEXT[scope.kind], query).fetchall())
+        if vector is not None:
+            nearest = conn.execute(sql.NEAREST_DENSE[scope.kind], {**query, "limit": 5})
+        else:
+            nearest = conn.execute(
+                sql.NEAREST_LEXICAL[scope.kind], {**query, "query": text, "limit": 5}
+            )
+        seen = {r["id"] for r in rows}
+        rows += [r for r in nearest.fetchall() if r["id"] not in seen]
+        return rows
+
+    def _insert(
+        self,
+        conn: Connection[Any],
+        scope: Scope,
+        params: dict[str, Any],
+        fact: NewFact,
+        text: str,
+        learned_at: datetime,
+        vector: list[float] | None,
+        rows: list[dict[str, Any]],
+        contradicted: list[str],
+        decided_by: str,
+    ) -> RememberResult:
+        by_id = {r["id"]: r for r in rows}
+        newer = sorted(
+            (by_id[i] for i in contradicted if by_id[i]["learned_at"] > learned_at),
+            key=lambda r: r["learned_at"],
+        )
+        stale_under = newer[-1]["id"] if newer else None
+        older = [i for i in contradicted if by_id[i]["learned_at"] <= learned_at]
+        row = conn.execute(
+            sql.INSERT_FACT,
+            {
+                **params,
+                "category": fact.category,
+                "subject": fact.subject,
+                "text": text,
+                "confidence": fact.confidence,
+                "source_ids": list(fact.source_ids),
+                "learned_at": learned_at,
+                "superseded_by": stale_under,
+                "vector": literal(vector) if vector is not None else None,
+                "metadata": Jsonb(fact.metadata),
+            },
+        ).fetchone()
+        stored = StoredFact.model_validate(row)
+        if older:
+            conn.execute(sql.SUPERSEDE[scope.kind], {**params, "new_id": stored.id, "ids": older})
+        if stale_under is not None:
+            action = RememberAction.INSERTED_STALE
+        elif older:
+            action = RememberAction.SUPERSEDED
+        else:
+            action = RememberAction.INSERTED
+        return RememberResult(
+            action=action,
+            fact=stored,
+            replaced=tuple(older),
+            decided_by=decided_by if contradicted else "rule",
+        )
+
+    def ingest(
+        self,
+        scope: Scope,
+        facts: Sequence[NewFact],
+        embeddings: Sequence[Sequence[float] | None] | None = None,
+    ) -> int:
+        """Bulk import with COPY: no dedup or supersession, all rows or none.
+
+        Pass `embeddings` when they are already computed (one per fact, None allowed);
+        otherwise the store's embedder (if any) embeds the texts in batches.
+        """
+        params = scope_params(scope)
+        if embeddings is not None and len(embeddings) != len(facts):
+            raise ValueError(f"got {len(embeddings)} embeddings for {len(facts)} facts")
+        texts = [clean_text(f.text) for f in facts]
+        if embeddings is None:
+            vectors: list[Vector | None] = []
+            for start in range(0, len(texts), 256):
+                chunk = embed_texts(self.embedder, texts[start : start + 256])
+                vectors += [Vector(v) if v is not None else None for v in chunk]
+        else:
+            vectors = [_as_vector(v) for v in embeddings]
+        dims = {v.dimensions() for v in vectors if v is not None}
+        if len(dims) > 1:
+            raise ValueError(f"embeddings of one import must share a dimension, got {sorted(dims)}")
+        rows = [
+            (
+                params["org_id"],
+                params["user_id"],
+                params["session_id"],
+                str(fact.category),
+                fact.subject,
+                text,
+                fact.confidence,
+                list(fact.source_ids),
+                (at := aware(fact.learned_at, "learned_at")),
+                at,
+                vector,
+                Jsonb(fact.metadata),
+            )
+            for fact, text, vector in zip(facts, texts, vectors, strict=True)
+        ]
+        with scoped(self.pool, scope) as conn:
+            self._vector_types.register(conn)
+            conn.execute(sql.CREATE_INGEST_STAGING)
+            with conn.cursor() as cur, cur.copy(sql.COPY_FACTS) as copy:
+                copy.set_types(list(sql.COPY_FACT_TYPES))
+                for row in rows:
+                    copy.write_row(row)
+            conn.execute(sql.MOVE_INGESTED_FACTS)
+        return len(rows)
+
+    def forget(self, scope: Scope, fact_id: str) -> bool:
+        """Soft-delete one live fact of this scope; False if there was none."""
+        with scoped(self.pool, scope) as conn:
+            cur = conn.execute(sql.FORGET[scope.kind], {**scope_params(scope), "id": fact_id})
+            return cur.rowcount == 1
+
+    def facts(self, scope: Scope, *, include_superseded: bool = False) -> list[StoredFact]:
+        """What this scope can see, oldest first (deleted facts never)."""
+        params = {**scope_params(scope), "include_superseded": include_superseded}
+        with scoped(self.pool, scope) as conn:
+            rows = conn.execute(sql.LIST_FACTS[scope.kind], params).fetchall()
+        return [StoredFact.model_validate(r) for r in rows]
+
+    def set_profile(self, scope: Scope, entries: Iterable[ProfileEntry]) -> None:
+        """Upsert profile entries: recalled on every turn, whatever the query."""
+        params = scope_params(scope)
+        with scoped(self.pool, scope) as conn:
+            for entry in entries:
+                conn.execute(
+                    sql.UPSERT_PROFILE,
+                    {
+                        **params,
+                        "key": entry.key,
+                        "value": entry.value.strip() or entry.value,
+                        "confidence": entry.confidence,
+                        "source_ids": [],
+                    },
+                )
+
+    def record_episode(self, scope: Scope, episode: NewEpisode) -> str:
+        """Store an episode summary; returns its id."""
+        params = scope_params(scope)
+        summary = clean_text(episode.summary)
+        vector = embed_texts(self.embedder, [summary])[0]
+        with scoped(self.pool, scope) as conn:
+            row = conn.execute(
+                sql.INSERT_EPISODE,
+                {
+                    **params,
+                    "summary": summary,
+                    "occurred_at": aware(episode.occurred_at, "occurred_at"),
+                    "source_ids": list(episode.source_ids),
+                    "vector": literal(vector) if vector is not None else None,
+                    "metadata": Jsonb(episode.metadata),
+                },
+            ).fetchone()
+        assert row is not None
+        return str(row["id"])
+
+    # --- read path -----------------------------------------------------------------------
+
+    def recall(
+        self,
+        scope: Scope,
+        query: str,
+        *,
+        k: int | None = None,
+        token_budget: int | None = None,
+        now: datetime | None = None,
+        query_embedding: Sequence[float] | None = None,
+        recipe: RecallRecipe | None = None,
+    ) -> Recollection:
+        """The facts, profile and episodes that matter for `query`, best first, with scores."""
+        scope_params(scope)
+        return recall_scope(
+            self.pool,
+            scope,
+            query,
+            recipe=recipe or self.recipe,
+            embedder=self.embedder,
+            k=k,
+            token_budget=token_budget,
+            now=aware(now, "now"),
+            query_embedding=checked(query_embedding) if query_embedding is not None else None,
+            vector_types=self._vector_types,
+        )
+
+
+def _as_vector(value: Sequence[float] | None) -> Vector | None:
+    if value is None:
+        return None
+    if isinstance(value, Vector):
+        return value
+    return Vector(checked(value))

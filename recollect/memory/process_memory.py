@@ -1,0 +1,31 @@
+"""One long-term memory engine per process, opened on first use.
+
+Graphs exported for LangGraph Platform and `langgraph dev` are compiled before any database
+exists; their recall node asks for this engine on its first turn (same database resolution as
+the checkpointer: `RECOLLECT_DATABASE_URI`, `DATABASE_URI`, `POSTGRES_URI`, else embedded).
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+
+from recollect.memory.db import open_pool, resolve_uri
+from recollect.memory.facts import LongTermMemory
+from recollect.memory.persistence import migrate
+
+_lock = threading.Lock()
+_engine: LongTermMemory | None = None
+
+
+def process_memory() -> LongTermMemory:
+    """The shared engine (lexical recall unless an embedder is configured by the caller)."""
+    global _engine
+    with _lock:
+        if _engine is None:
+            uri = resolve_uri(announce=False)
+            migrate(uri)
+            pool = open_pool(uri, name="recollect-memory")
+            atexit.register(pool.close)
+            _engine = LongTermMemory(pool)
+        return _engine

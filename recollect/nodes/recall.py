@@ -1,0 +1,103 @@
+"""Before the model is called, bring back the long-term memory that matters for this turn.
+
+The query is the latest user message; the result replaces last turn's `recalled` items, so the
+prompt always carries what is relevant now (with dates, so the model can discount old material).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+from langchain_core.messages import AnyMessage, HumanMessage
+from langgraph.runtime import Runtime
+
+from recollect.memory.errors import RecollectError
+from recollect.memory.facts import LongTermMemory
+from recollect.nodes.context import context_of
+from recollect.state.agent import AgentState, RecalledItem
+from recollect.state.context import Context
+from recollect.state.memory import Recollection
+from recollect.state.scope import Scope
+
+log = logging.getLogger(__name__)
+
+MemorySource = LongTermMemory | Callable[[], LongTermMemory | None] | None
+"""The engine itself, a lazy provider (for graphs compiled before a database exists), or none."""
+
+
+def latest_user_text(messages: list[AnyMessage]) -> str:
+    """The newest human message's text, or empty when there is none."""
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage):
+            return message.text.strip()
+    return ""
+
+
+def as_items(found: Recollection) -> list[RecalledItem]:
+    """Profile first (always), then facts and episodes in score order."""
+    items: list[RecalledItem] = [
+        RecalledItem(
+            id=f"profile:{entry.key}",
+            kind="profile",
+            text=f"{entry.key}: {entry.value}",
+            learned_at=entry.updated_at.isoformat() if entry.updated_at else "",
+            score=1.0,
+        )
+        for entry in found.profile
+    ]
+    ranked: list[tuple[float, RecalledItem]] = [
+        (
+            r.score,
+            RecalledItem(
+                id=r.fact.id,
+                kind=str(r.fact.category),
+                text=r.fact.text,
+                learned_at=r.fact.learned_at.isoformat(),
+                score=round(r.score, 4),
+            ),
+        )
+        for r in found.facts
+    ]
+    ranked += [
+        (
+            e.score,
+            RecalledItem(
+                id=e.id,
+                kind="episode",
+                text=e.summary,
+                learned_at=e.occurred_at.isoformat(),
+                score=round(e.score, 4),
+            ),
+        )
+        for e in found.episodes
+    ]
+    items += [item for _, item in sorted(ranked, key=lambda pair: -pair[0])]
+    return items
+
+
+class RecallNode:
+    """The `recall` node bound to a memory engine."""
+
+    def __init__(self, source: MemorySource) -> None:
+        self._source = source
+
+    def __call__(self, state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+        query = latest_user_text(list(state.get("messages", [])))
+        if self._source is None or not query:
+            return {"recalled": []}
+        ctx = context_of(runtime)
+        try:
+            source = self._source
+            engine = source() if callable(source) else source
+            if engine is None:
+                return {"recalled": []}
+            found = engine.recall(
+                Scope.for_user(ctx.org_id, ctx.user_id), query, token_budget=ctx.recall_tokens
+            )
+        except (psycopg.Error, RecollectError) as exc:  # an outage costs context, not the reply
+            log.warning("recall failed (%s); answering without long-term memory", exc)
+            return {"recalled": []}
+        return {"recalled": as_items(found)}
