@@ -15,3 +15,7 @@ class DatabaseUnavailableError(RecollectError):
         self.reason = reason
         self.hint = hint
         super().__init__(f"cannot reach the database at {uri}: {reason}. {hint}")
+
+
+class ConfigurationError(RecollectError, ValueError):
+    """A setting names something that does not exist or is not installed."""
