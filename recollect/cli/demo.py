@@ -15,6 +15,7 @@ from typing import Any
 from langchain_core.messages import RemoveMessage
 from langchain_core.runnables import RunnableConfig
 
+from recollect.cli.demo_ranking import show_ranking
 from recollect.graphs.agent import make_graph, thread_config, user_turn
 from recollect.memory.models import describe_model
 from recollect.memory.persistence import open_persistence
@@ -77,6 +78,8 @@ def run(args: argparse.Namespace) -> int:
                 _play_turn(agent, config, ctx, turn)
             after = agent.get_state(config).values.get("messages", [])
             print(f"\n(session ends; {len(after)} messages remain in the checkpoint)")
+    _banner("How long-term recall ranks")
+    show_ranking()
     return 0
 
 

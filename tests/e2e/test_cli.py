@@ -52,6 +52,11 @@ def test_demo_runs_a_multi_session_conversation(database_uri: str) -> None:
     assert "Session 2" in out
     assert "tokens sent:" in out
     assert "trimmed from the checkpoint" in out
+    assert "How long-term recall ranks" in out
+    ranking = out.split("How long-term recall ranks", 1)[1]
+    assert "recency" in ranking
+    assert "React 19" in ranking
+    assert "(technical_stack, 1 days old)" in ranking
 
 
 def test_db_status_reports_versions(database_uri: str) -> None:
