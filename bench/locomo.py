@@ -44,6 +44,8 @@ from recollect.memory.rerank import LATE_INTERACTION, Reranker, load_reranker
 CATEGORIES = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop"}
 DATE_FORMAT = "%I:%M %p on %d %B, %Y"
 DEFAULT_RERANK_LIMIT = 20
+DEFAULT_DATA = Path("..") / "shared" / "data" / "locomo" / "locomo_dev.json"
+"""Relative to the repository root, where the shared test data sits beside it."""
 
 
 @dataclass(frozen=True)
@@ -170,13 +172,20 @@ def run_system(
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, required=True, help="locomo_dev.json")
+    parser.add_argument(
+        "--data", type=Path, default=None, help=f"locomo_dev.json (default: {DEFAULT_DATA})"
+    )
     parser.add_argument("--json", type=Path, required=True, help="where to write results")
     parser.add_argument("--embeddings", default=None, help="offline | minilm | provider:model")
     parser.add_argument("--rerank-limit", type=int, default=DEFAULT_RERANK_LIMIT)
     parser.add_argument("--no-ablation", action="store_true", help="skip the ablation rows")
     parser.add_argument("--conversations", type=int, default=0, help="only the first N")
     args = parser.parse_args(argv)
+    if args.data is None:
+        args.data = Path(__file__).resolve().parents[1] / DEFAULT_DATA
+        if not args.data.is_file():
+            print(f"bench.locomo skipped: no LoCoMo data at {DEFAULT_DATA}; pass --data PATH")
+            return 0
     if not args.data.is_file():
         parser.error(f"--data {args.data} is not a file (see the data folder's README)")
 

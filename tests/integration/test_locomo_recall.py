@@ -104,3 +104,15 @@ def test_dev_data_loads_as_facts_and_answerable_questions() -> None:
     assert sum(len(c.facts) for c in conversations) == 1487
     assert sum(len(c.questions) for c in conversations) == 883
     assert all(q.category in (1, 2, 3, 4) for c in conversations for q in c.questions)
+
+
+def test_bench_refuses_a_missing_data_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bench.locomo import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--data", str(tmp_path / "missing.json"), "--json", str(tmp_path / "out.json")])
+    assert exit_info.value.code == 2
+    assert "is not a file" in capsys.readouterr().err
+    assert not (tmp_path / "out.json").exists()
