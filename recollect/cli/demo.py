@@ -25,6 +25,7 @@ from langchain_core.messages import RemoveMessage
 from langchain_core.runnables import RunnableConfig
 
 from recollect.cli.approvals import describe
+from recollect.cli.demo_ranking import show_ranking
 from recollect.graphs.agent import make_graph, thread_config, user_turn
 from recollect.graphs.approvals import Approvals
 from recollect.memory.facts import LongTermMemory
@@ -157,6 +158,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"(pinned values carried into every prompt: {carried or 'none'})")
             shown = _show_candidates(persistence.pool, ctx, shown)
     _refund_walkthrough(ctx)
+    _banner("How long-term recall ranks")
+    show_ranking()
     return 0
 
 

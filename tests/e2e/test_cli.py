@@ -77,6 +77,11 @@ def test_demo_runs_a_multi_session_conversation(database_uri: str) -> None:
     assert any("Deploys to Kubernetes on GCP" in line for line in recalled), third
     assert not any("React 16" in line for line in recalled), third
     assert "(thread has 0 checkpointed messages)" in third  # known only from long-term memory
+    assert "How long-term recall ranks" in out
+    ranking = out.split("How long-term recall ranks", 1)[1]
+    assert "recency" in ranking
+    assert "React 19" in ranking
+    assert "(technical_stack, 1 days old)" in ranking
 
 
 def test_db_status_reports_versions(database_uri: str) -> None:

@@ -1,0 +1,393 @@
+"""LoCoMo retrieval: does recollect's recall find the evidence better than stock LangGraph?
+
+Per conversation, every observation becomes a fact (sources = its evidence dialogue ids,
+learned at its session's date); every answerable question (categories 1-4, with evidence)
+recalls the top k. Scores: evidence recall@k (share of the question's evidence ids among the
+sources of the top k facts) and hit@5 (any evidence id in the top 5), overall and per
+category, with p50/p95 recall latency. Query embeddings are computed once up front and
+reported separately, so latency is the recall alone for every system.
+
+Systems, in one run and one process, all on the same embedder:
+- `stock`: LangGraph's `PostgresStore` vector search;
+- `fulltext`: Postgres full-text search alone (ts_rank_cd over the question's words);
+- `recollect`: dense + full-text candidates, fused and ranked by `recollect.memory.ranking`,
+  re-scored by the packaged reranker (when installed);
+- `recollect_no_rerank`: the same without the reranker (the fast default).
+`ablation` adds one component at a time.
+
+    python -m bench.locomo --data ../shared/data/locomo/locomo_dev.json --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from langchain_core.embeddings import Embeddings
+
+from bench.locomo_candidates import Fact, LocomoIndex
+from recollect.memory.db import CONNECTION_KWARGS, resolve_uri, with_database
+from recollect.memory.embeddings import embed_texts, embeddings_name, init_embeddings
+from recollect.memory.recipe import Method, RecallRecipe
+from recollect.memory.rerank import LATE_INTERACTION, Reranker, load_reranker
+
+CATEGORIES = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop"}
+DATE_FORMAT = "%I:%M %p on %d %B, %Y"
+DEFAULT_RERANK_LIMIT = 20
+DEFAULT_DATA = Path("..") / "shared" / "data" / "locomo" / "locomo_dev.json"
+"""Relative to the repository root, where the shared test data sits beside it."""
+
+
+@dataclass(frozen=True)
+class Question:
+    conv: int
+    text: str
+    evidence: tuple[str, ...]
+    category: int
+
+
+@dataclass
+class Conversation:
+    index: int
+    facts: list[Fact]
+    questions: list[Question]
+    now: datetime
+
+
+def session_date(raw: str) -> datetime:
+    return datetime.strptime(raw.strip(), DATE_FORMAT).replace(tzinfo=UTC)
+
+
+def load(path: Path) -> list[Conversation]:
+    """Facts and answerable questions per conversation; malformed records are reported."""
+    data = json.loads(path.read_text())
+    out = []
+    for index, sample in enumerate(data):
+        dialogue = sample["conversation"]
+        facts: list[Fact] = []
+        dates = []
+        for session_key, by_speaker in sample["observation"].items():
+            number = session_key.removeprefix("session_").removesuffix("_observation")
+            learned_at = session_date(dialogue[f"session_{number}_date_time"])
+            dates.append(learned_at)
+            for items in by_speaker.values():
+                for text, evidence in items:
+                    sources = (evidence,) if isinstance(evidence, str) else tuple(evidence)
+                    facts.append(Fact(f"{index}:{len(facts)}", index, text, sources, learned_at))
+        questions = [
+            Question(index, qa["question"], tuple(qa["evidence"]), int(qa["category"]))
+            for qa in sample["qa"]
+            if int(qa["category"]) in CATEGORIES and qa.get("evidence")
+        ]
+        # Questions are asked after the last session.
+        out.append(Conversation(index, facts, questions, max(dates) + timedelta(days=1)))
+    return out
+
+
+class PrecomputedEmbeddings(Embeddings):
+    """Serves vectors computed up front, so timing a search never includes the model."""
+
+    def __init__(self, vectors: dict[str, list[float]], fallback: Embeddings) -> None:
+        self.vectors = vectors
+        self.fallback = fallback
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        missing = [t for t in texts if t not in self.vectors]
+        if missing:
+            self.vectors.update(zip(missing, embed_texts(self.fallback, missing), strict=True))
+        return [self.vectors[t] for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        if text not in self.vectors:
+            self.vectors[text] = self.fallback.embed_query(text)
+        return self.vectors[text]
+
+
+def score(
+    questions: Sequence[Question], results: Sequence[Sequence[tuple[str, ...]]]
+) -> dict[str, Any]:
+    """recall@5, recall@10 and hit@5 over questions, overall and per category."""
+
+    def metrics(pairs: list[tuple[Question, Sequence[tuple[str, ...]]]]) -> dict[str, float]:
+        r5, r10, h5 = [], [], []
+        for question, sources in pairs:
+            wanted = set(question.evidence)
+            top5 = set().union(*sources[:5]) if sources else set()
+            top10 = set().union(*sources[:10]) if sources else set()
+            r5.append(len(wanted & top5) / len(wanted))
+            r10.append(len(wanted & top10) / len(wanted))
+            h5.append(1.0 if wanted & top5 else 0.0)
+        return {
+            "recall_at_5": round(statistics.fmean(r5), 4),
+            "recall_at_10": round(statistics.fmean(r10), 4),
+            "hit_at_5": round(statistics.fmean(h5), 4),
+            "questions": len(pairs),
+        }
+
+    pairs = list(zip(questions, results, strict=True))
+    out = metrics(pairs)
+    out["by_category"] = {
+        name: metrics([p for p in pairs if p[0].category == number])
+        for number, name in CATEGORIES.items()
+        if any(p[0].category == number for p in pairs)
+    }
+    return out
+
+
+def percentile(values: Sequence[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def run_system(
+    conversations: Sequence[Conversation],
+    recall: Callable[[Conversation, Question], list[tuple[str, ...]]],
+    label: str = "",
+) -> dict[str, Any]:
+    if label:
+        print(f"  running {label}", file=sys.stderr, flush=True)
+    questions, results, timings = [], [], []
+    for conv in conversations:
+        for question in conv.questions:
+            started = time.perf_counter()
+            sources = recall(conv, question)
+            timings.append((time.perf_counter() - started) * 1000)
+            questions.append(question)
+            results.append(sources)
+    out = score(questions, results)
+    out["latency_ms_p50"] = round(statistics.median(timings), 3)
+    out["latency_ms_p95"] = round(percentile(timings, 0.95), 3)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--data", type=Path, default=None, help=f"locomo_dev.json (default: {DEFAULT_DATA})"
+    )
+    parser.add_argument("--json", type=Path, required=True, help="where to write results")
+    parser.add_argument("--embeddings", default=None, help="offline | minilm | provider:model")
+    parser.add_argument("--rerank-limit", type=int, default=DEFAULT_RERANK_LIMIT)
+    parser.add_argument("--no-ablation", action="store_true", help="skip the ablation rows")
+    parser.add_argument("--conversations", type=int, default=0, help="only the first N")
+    args = parser.parse_args(argv)
+    if args.data is None:
+        args.data = Path(__file__).resolve().parents[1] / DEFAULT_DATA
+        if not args.data.is_file():
+            print(f"bench.locomo skipped: no LoCoMo data at {DEFAULT_DATA}; pass --data PATH")
+            return 0
+    if not args.data.is_file():
+        parser.error(f"--data {args.data} is not a file (see the data folder's README)")
+
+    conversations = load(args.data)
+    if args.conversations:
+        conversations = conversations[: args.conversations]
+    name = embeddings_name(args.embeddings)
+    embedder = init_embeddings(name)
+    if embedder is None:
+        parser.error("this benchmark compares vector search; choose an embedder")
+    facts = [fact for conv in conversations for fact in conv.facts]
+    questions = [q for conv in conversations for q in conv.questions]
+
+    started = time.perf_counter()
+    fact_vectors = embed_texts(embedder, [f.text for f in facts])
+    embed_docs_s = time.perf_counter() - started
+    query_ms = []
+    query_vectors: dict[str, list[float]] = {}
+    for question in questions:
+        t0 = time.perf_counter()
+        query_vectors[question.text] = embedder.embed_query(question.text)
+        query_ms.append((time.perf_counter() - t0) * 1000)
+    dims = len(fact_vectors[0])
+    reranker = _try_reranker()
+
+    admin = resolve_uri(announce=False)
+    dbname = f"bench_locomo_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{dbname}"')
+    uri = with_database(admin, dbname)
+    try:
+        systems, ablation = _run_all(
+            uri,
+            conversations,
+            facts,
+            fact_vectors,
+            query_vectors,
+            embedder,
+            dims,
+            reranker,
+            args,
+        )
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
+
+    report = {
+        "data": args.data.name,
+        "conversations": len(conversations),
+        "facts": len(facts),
+        "questions": len(questions),
+        "embeddings": name,
+        "embed_documents_per_s": round(len(facts) / embed_docs_s, 1),
+        "embed_query_ms_p50": round(statistics.median(query_ms), 3),
+        "embed_query_ms_p95": round(percentile(query_ms, 0.95), 3),
+        "reranker": LATE_INTERACTION if reranker is not None else None,
+        "rerank_limit": args.rerank_limit if reranker is not None else 0,
+        "systems": systems,
+        "ablation": ablation,
+    }
+    best_stock = max(systems["stock"]["recall_at_5"], systems["fulltext"]["recall_at_5"])
+    report["recollect_minus_best_baseline_recall_at_5"] = round(
+        systems["recollect"]["recall_at_5"] - best_stock, 4
+    )
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(report, indent=2) + "\n")
+    _print_table(report)
+    return 0
+
+
+def _try_reranker() -> Reranker | None:
+    try:
+        return load_reranker(LATE_INTERACTION)
+    except ValueError as exc:
+        print(f"note: no reranker ({exc})", file=sys.stderr)
+        return None
+
+
+def _run_all(
+    uri: str,
+    conversations: Sequence[Conversation],
+    facts: Sequence[Fact],
+    fact_vectors: Sequence[Sequence[float]],
+    query_vectors: dict[str, list[float]],
+    embedder: Embeddings,
+    dims: int,
+    reranker: Reranker | None,
+    args: argparse.Namespace,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    from langgraph.store.base import PutOp
+    from langgraph.store.postgres import PostgresStore
+
+    by_id = {fact.id: fact for fact in facts}
+    cached = PrecomputedEmbeddings(
+        {**{f.text: list(v) for f, v in zip(facts, fact_vectors, strict=True)}, **query_vectors},
+        embedder,
+    )
+    systems: dict[str, Any] = {}
+    with psycopg.connect(uri, **CONNECTION_KWARGS) as conn:
+        store = PostgresStore(conn, index={"dims": dims, "embed": cached, "fields": ["text"]})
+        store.setup()
+        ops = [
+            PutOp(("locomo", str(f.conv)), f.id, {"text": f.text, "sources": list(f.sources)})
+            for f in facts
+        ]
+        for start in range(0, len(ops), 500):
+            store.batch(ops[start : start + 500])
+
+        def stock(conv: Conversation, q: Question) -> list[tuple[str, ...]]:
+            items = store.search(("locomo", str(conv.index)), query=q.text, limit=10)
+            return [tuple(item.value["sources"]) for item in items]
+
+        systems["stock"] = run_system(conversations, stock, "stock")
+
+    with psycopg.connect(uri, autocommit=True) as conn:
+        index = LocomoIndex(conn, dims)
+        index.ingest(facts, fact_vectors)
+        warm = getattr(reranker, "warm", None)
+        if warm is not None:  # the engine warms the reranker's fact cache at write time
+            warm([f.text for f in facts])
+
+        def fulltext(conv: Conversation, q: Question) -> list[tuple[str, ...]]:
+            return [by_id[i].sources for i in index.fulltext(conv.index, q.text, 10)]
+
+        systems["fulltext"] = run_system(conversations, fulltext, "fulltext")
+
+        def ours(
+            recipe: RecallRecipe, rr: Reranker | None, any_word: bool = True
+        ) -> Callable[[Conversation, Question], list[tuple[str, ...]]]:
+            def recall(conv: Conversation, q: Question) -> list[tuple[str, ...]]:
+                ranked = index.recollect_recall(
+                    conv.index,
+                    q.text,
+                    query_vectors[q.text],
+                    recipe,
+                    conv.now,
+                    rr,
+                    any_word=any_word,
+                )
+                return [by_id[r.id].sources for r in ranked]
+
+            return recall
+
+        default = RecallRecipe(k=10)
+        reranked = replace(default, rerank_limit=args.rerank_limit)
+        systems["recollect"] = run_system(conversations, ours(reranked, reranker), "recollect")
+        systems["recollect_no_rerank"] = run_system(
+            conversations, ours(default, None), "recollect_no_rerank"
+        )
+
+        ablation: dict[str, Any] = {}
+        if not args.no_ablation:
+            plain = replace(default, recency_weight=0.0, confidence_weight=0.0)
+            steps = [
+                ("dense_only", replace(plain, methods=(Method.DENSE,)), None, True),
+                ("dense+fulltext_and_rrf", plain, None, False),
+                ("+query_handling_any_word", plain, None, True),
+                ("+rerank", replace(plain, rerank_limit=args.rerank_limit), reranker, True),
+            ]
+            for label, recipe, rr, any_word in steps:
+                if label.endswith("rerank") and rr is None:
+                    continue
+                row = run_system(conversations, ours(recipe, rr, any_word), label)
+                ablation[label] = {key: row[key] for key in _SUMMARY_KEYS}
+            final = systems["recollect"] if reranker is not None else systems["recollect_no_rerank"]
+            ablation["+recency_confidence (= recollect)"] = {
+                key: final[key] for key in _SUMMARY_KEYS
+            }
+    return systems, ablation
+
+
+_SUMMARY_KEYS = ("recall_at_5", "recall_at_10", "hit_at_5", "latency_ms_p50", "latency_ms_p95")
+
+
+def _print_table(report: dict[str, Any]) -> None:
+    print(
+        f"LoCoMo {report['data']}: {report['conversations']} conversations, "
+        f"{report['facts']} facts, {report['questions']} questions; embeddings "
+        f"{report['embeddings']} ({report['embed_documents_per_s']} docs/s, query p50 "
+        f"{report['embed_query_ms_p50']} ms); reranker {report['reranker']} "
+        f"(top {report['rerank_limit']})"
+    )
+    header = f"{'system':34} {'R@5':>7} {'R@10':>7} {'hit@5':>7} {'p50 ms':>8} {'p95 ms':>8}"
+    for title, rows in (("systems", report["systems"]), ("ablation", report["ablation"])):
+        if not rows:
+            continue
+        print(f"\n{title}\n{header}")
+        for name, row in rows.items():
+            print(
+                f"{name:34} {row['recall_at_5']:7.3f} {row['recall_at_10']:7.3f} "
+                f"{row['hit_at_5']:7.3f} {row['latency_ms_p50']:8.2f} {row['latency_ms_p95']:8.2f}"
+            )
+    cats = report["systems"]["recollect"]["by_category"]
+    print(
+        "\nrecollect by category: "
+        + ", ".join(f"{k} {v['recall_at_5']:.3f}" for k, v in cats.items())
+    )
+    print(
+        "recollect - best baseline, recall@5: "
+        f"{report['recollect_minus_best_baseline_recall_at_5']:+.3f}"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
