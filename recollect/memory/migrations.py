@@ -15,6 +15,7 @@ from psycopg import Connection
 
 from recollect.memory.fact_schema import LONG_TERM_MEMORY_SQL
 from recollect.memory.job_security import PROTECT_MEMORY_JOBS_SQL
+from recollect.memory.org_memory import ORG_SHARED_FACTS_SQL
 from recollect.memory.roles import ensure_app_role
 
 MIGRATION_LOCK_KEY = 0x5245_434F  # "RECO": one lock id for every process migrating this database
@@ -220,6 +221,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "approval workflows, their audit trail and refunds", CREATE_APPROVALS),
     Migration(6, "long-term memory: facts, profiles, episodes", LONG_TERM_MEMORY_SQL),
     Migration(7, "memory_jobs behind row-level security", PROTECT_MEMORY_JOBS_SQL),
+    Migration(8, "organisation-shared facts", ORG_SHARED_FACTS_SQL),
 )
 
 

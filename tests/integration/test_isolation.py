@@ -31,7 +31,7 @@ from recollect.memory.tenancy import scoped
 from recollect.memory.threads import claim_thread, list_threads
 from recollect.state.approval import AuditEntry, RefundRequest
 from recollect.state.memory import FactCategory, NewEpisode, NewFact, ProfileEntry
-from recollect.state.scope import Scope
+from recollect.state.scope import ORG_OWNER, Scope
 from tests.support.db import all_rows
 
 ORGS, USERS_PER_ORG, FACTS_PER_USER, READS = 5, 10, 20, 10_000
@@ -61,6 +61,11 @@ def _tenants() -> list[Scope]:
 
 def _populate(pool: ConnectionPool[Any], rng: random.Random) -> None:
     memory = LongTermMemory(pool)
+    for org in range(ORGS):
+        memory.remember(
+            Scope.for_org(f"org-{org}", "user-0"),
+            NewFact(text=f"org-{org} deploys on Fridays", category=FactCategory.PREFERENCE),
+        )
     for scope in _tenants():
         tag = f"{scope.org_id}/{scope.user_id}"
         facts = [
@@ -128,7 +133,8 @@ def test_fifty_tenants_ten_thousand_reads_no_foreign_row(pool: ConnectionPool[An
     def check(path: str, scope: Scope, owners: set[tuple[str, str]], org_wide: bool) -> None:
         nonlocal own_rows
         me = (scope.org_id, scope.user_id)
-        bad = {o for o in owners if (o[0] != scope.org_id if org_wide else o != me)}
+        shared = (scope.org_id, ORG_OWNER)  # the organisation's shared facts
+        bad = {o for o in owners if (o[0] != scope.org_id if org_wide else o not in (me, shared))}
         if bad:
             foreign.append(f"{path} as {me}: {sorted(bad)}")
         own_rows += len(owners)
@@ -146,6 +152,9 @@ def test_fifty_tenants_ten_thousand_reads_no_foreign_row(pool: ConnectionPool[An
                 foreign.append(f"recall profile as {scope}: {names}")
         elif path == 1:
             check("facts", scope, {(f.org_id, f.user_id) for f in memory.facts(scope)}, False)
+            org_scope = Scope.for_org(scope.org_id, scope.user_id)
+            check("org facts", scope, {(f.org_id, f.user_id) for f in memory.facts(org_scope)},
+                  False)  # fmt: skip
         elif path == 2:
             check("threads", scope, {(t.org_id, t.user_id) for t in list_threads(pool, scope)},
                   False)  # fmt: skip
