@@ -64,6 +64,11 @@ def test_export_show_maintenance_restore(
     restored = run_recollect("memory", "restore", goal["id"], env=env)
     assert restored.returncode == 0, restored.stderr
     assert all_rows(pool, "SELECT id FROM facts WHERE deleted_at IS NOT NULL") == []
+    next_year = {**env, "RECOLLECT_CLOCK_OFFSET": "400d"}
+    rehearsal = run_recollect("maintenance", "--dry-run", "--json", env=next_year)
+    categories = json.loads(rehearsal.stdout)["categories"]
+    assert (categories["biographical"]["expired"], categories["goal"]["expired"]) == (1, 1)
+    assert all_rows(pool, "SELECT id FROM facts WHERE deleted_at IS NOT NULL") == []
     again = run_recollect("memory", "restore", goal["id"], env=env)
     assert again.returncode != 0
     assert "is not deleted" in again.stderr
