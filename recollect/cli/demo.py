@@ -25,6 +25,7 @@ from langchain_core.messages import RemoveMessage
 from langchain_core.runnables import RunnableConfig
 
 from recollect.cli.approvals import describe
+from recollect.cli.demo_privacy import show_privacy
 from recollect.cli.demo_ranking import show_ranking
 from recollect.graphs.agent import make_graph, thread_config, user_turn
 from recollect.graphs.approvals import Approvals
@@ -160,6 +161,8 @@ def run(args: argparse.Namespace) -> int:
     _refund_walkthrough(ctx)
     _banner("How long-term recall ranks")
     show_ranking()
+    _banner("Privacy: show, export, incognito, team memory, retention, forget")
+    show_privacy(ctx)
     return 0
 
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from recollect.cli import approvals, chat, db, demo, memory, worker
+from recollect.cli import approvals, chat, db, demo, maintenance, memory, worker
 from recollect.memory.errors import RecollectError
 
 EXIT_FAILURE = 2
@@ -23,6 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     db.register(commands)
     memory.register(commands)
     worker.register(commands)
+    maintenance.register(commands)
     approvals.register(commands)
     return parser
 

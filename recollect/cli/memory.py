@@ -1,7 +1,8 @@
 """`recollect memory ...`: operator commands on long-term memory.
 
 `screen` runs the write path's validation on candidate facts from stdin; `review` works the
-queue of low-confidence facts; `forget` erases a user from every store.
+queue of low-confidence facts; `forget` erases a user from every store; `export` and `show`
+tell them what is held; `restore` undoes an expiry within the recovery window.
 """
 
 from __future__ import annotations
@@ -10,12 +11,18 @@ import argparse
 import io
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
+import psycopg
+
 from recollect.memory import jobs
+from recollect.memory.db import CONNECTION_KWARGS
 from recollect.memory.erasure import forget_user
 from recollect.memory.errors import RecollectError
+from recollect.memory.export import describe_user, export_user
 from recollect.memory.fact_writer import default_writer
+from recollect.memory.lifecycle import restore_fact
 from recollect.memory.persistence import open_persistence
 from recollect.memory.review import accept, list_candidates, reject
 from recollect.memory.validation import FactScreen, ValidationPolicy
@@ -56,7 +63,17 @@ def register(commands: Any) -> None:
     forget = actions.add_parser("forget", help="delete a user's data from every store")
     forget.add_argument("--json", action="store_true", help="print counts as JSON")
     forget.set_defaults(run=run_forget)
-    for step in (listing, forget, *[steps.choices[n] for n in ("accept", "reject")]):
+    export = actions.add_parser("export", help="everything a user has, as one JSON document")
+    export.add_argument("--out", default=None, help="write to this file (default: stdout)")
+    export.set_defaults(run=run_export)
+    show = actions.add_parser("show", help="what the agent remembers about a user, readable")
+    show.set_defaults(run=run_show)
+    restore = actions.add_parser(
+        "restore", help="bring back a fact deleted by retention, within the recovery window"
+    )
+    restore.add_argument("fact_id", help="the fact's id (from `memory export`)")
+    restore.set_defaults(run=run_restore)
+    for step in (listing, forget, export, show, *[steps.choices[n] for n in ("accept", "reject")]):
         step.add_argument("--user", required=True, help="whose memory")
         step.add_argument("--org", default=None, help="organisation (default: RECOLLECT_ORG_ID)")
 
@@ -151,4 +168,38 @@ def run_forget(args: argparse.Namespace) -> int:
         print(f"forgot {scope.user_id} in {scope.org_id}:")
         for store, count in deleted.items():
             print(f"  {store}: {count} row(s) deleted")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """One JSON document; `--out` writes it to a file (refusing a path in a missing folder)."""
+    scope = _scope(args)
+    out = Path(args.out) if args.out else None
+    if out is not None and not out.parent.is_dir():
+        raise RecollectError(f"cannot write {out}: folder {out.parent} does not exist")
+    with open_persistence(announce=False) as persistence:
+        document = export_user(persistence.pool, scope, persistence.checkpointer)
+    text = json.dumps(document, indent=2, ensure_ascii=False)
+    if out is None:
+        print(text)
+    else:
+        out.write_text(text + "\n", encoding="utf-8")
+        print(f"exported {scope.user_id} ({len(document['facts'])} facts) to {out}")
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    with open_persistence(announce=False) as persistence:
+        print(describe_user(persistence.pool, _scope(args)))
+    return 0
+
+
+def run_restore(args: argparse.Namespace) -> int:
+    """An operator action across tenants: runs on the admin connection, like maintenance."""
+    with (
+        open_persistence(announce=False) as persistence,
+        psycopg.connect(persistence.uri, **CONNECTION_KWARGS) as conn,
+    ):
+        restore_fact(conn, args.fact_id)
+    print(f"restored {args.fact_id}")
     return 0

@@ -37,6 +37,12 @@ VALUES (%(id)s, %(thread_id)s, %(org_id)s, %(user_id)s, %(kind)s, %(state)s, %(r
         %(origin_thread_id)s, %(at)s, %(at)s)
 ON CONFLICT (id) DO NOTHING
 """
+CLAIM_APPROVAL_THREAD = """
+INSERT INTO threads (thread_id, org_id, user_id, kind)
+VALUES (%(thread_id)s, %(org_id)s, %(user_id)s, 'approval')
+ON CONFLICT (thread_id) DO NOTHING
+"""
+"""The workflow's thread is owned like an agent thread: ownership checks and erasure reach it."""
 
 UPDATE_STATE = """
 UPDATE approval_workflows SET state = %(state)s, updated_at = %(at)s
@@ -142,6 +148,10 @@ def record_workflow(pool: ConnectionPool[Any], owner: Scope, workflow: NewWorkfl
             },
         )
         _audit(conn, owner, workflow.id, workflow.created)
+        conn.execute(
+            CLAIM_APPROVAL_THREAD,
+            {"thread_id": workflow.thread_id, "org_id": owner.org_id, "user_id": owner.user_id},
+        )
 
 
 def record_transition(

@@ -24,8 +24,11 @@ _WRITE_SCOPE = {
         "org_id = %(org_id)s AND user_id = %(user_id)s AND session_id = %(session_id)s"
     ),
 }
+_WRITE_SCOPE[ScopeKind.ORG] = _WRITE_SCOPE[ScopeKind.USER]
+"""Organisation-shared facts are stored under `ORG_OWNER` as their user (`Scope.owner_id`)."""
 _READ_SCOPE = {
     ScopeKind.USER: _WRITE_SCOPE[ScopeKind.USER],
+    ScopeKind.ORG: _WRITE_SCOPE[ScopeKind.ORG],
     ScopeKind.SESSION: (
         "org_id = %(org_id)s AND user_id = %(user_id)s"
         " AND (session_id IS NULL OR session_id = %(session_id)s)"

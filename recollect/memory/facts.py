@@ -39,7 +39,16 @@ INGEST_BATCH = 5000
 
 
 class UnsupportedScopeError(ValueError):
-    """The fact store keeps user and session memory; organisation memory is not stored here."""
+    """Profiles and episodes are personal: they have no organisation-shared form."""
+
+
+def personal(scope: Scope) -> Scope:
+    """`scope`, refused when it is the organisation's (profiles and episodes are per user)."""
+    if scope.kind is ScopeKind.ORG:
+        raise UnsupportedScopeError(
+            "profiles and episodes are per user or per session; org scope shares facts only"
+        )
+    return scope
 
 
 def scope_params(scope: Scope) -> dict[str, Any]:
@@ -52,15 +61,11 @@ def scope_params(scope: Scope) -> dict[str, Any]:
     ]  # fmt: skip
     if too_long:
         raise ValueError(f"{', '.join(too_long)} must be at most {MAX_ID_LENGTH} characters")
-    if scope.kind is ScopeKind.ORG:
-        raise UnsupportedScopeError(
-            "long-term facts are per user or per session; use Scope.for_user or Scope.for_session"
-        )
     return {
         "org_id": scope.org_id,
-        "user_id": scope.user_id,
+        "user_id": scope.owner_id,
         "session_id": scope.session_id,
-        "tenant_lexeme": sql.tenant_lexeme(scope.org_id, scope.user_id),
+        "tenant_lexeme": sql.tenant_lexeme(scope.org_id, scope.owner_id),
     }
 
 
@@ -286,7 +291,7 @@ class LongTermMemory:
 
     def set_profile(self, scope: Scope, entries: Iterable[ProfileEntry]) -> None:
         """Upsert profile entries: recalled on every turn, whatever the query."""
-        params = scope_params(scope)
+        params = scope_params(personal(scope))
         with scoped(self.pool, scope) as conn:
             for entry in entries:
                 conn.execute(
@@ -302,7 +307,7 @@ class LongTermMemory:
 
     def record_episode(self, scope: Scope, episode: NewEpisode) -> str:
         """Store an episode summary; returns its id."""
-        params = scope_params(scope)
+        params = scope_params(personal(scope))
         summary = clean_text(episode.summary)
         vector = embed_texts(self.embedder, [summary])[0]
         with scoped(self.pool, scope) as conn:

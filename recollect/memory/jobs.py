@@ -50,23 +50,10 @@ RETURNING id, turns, run_after
 """
 
 CLAIM_JOB = """
-UPDATE memory_jobs AS j
-SET status = 'running', attempts = j.attempts + 1, claim_token = %(token)s,
-    lease_until = now() + make_interval(secs => %(lease)s), updated_at = now()
-WHERE j.id = (
-    SELECT c.id FROM memory_jobs AS c
-    WHERE ((c.status = 'pending' AND (c.run_after <= now() OR %(ignore_debounce)s))
-           OR (c.status = 'running' AND c.lease_until < now()))
-      AND (%(thread_id)s::text IS NULL OR c.thread_id = %(thread_id)s)
-      AND NOT EXISTS (
-          SELECT 1 FROM memory_jobs AS r
-          WHERE r.org_id = c.org_id AND r.user_id = c.user_id AND r.thread_id = c.thread_id
-            AND r.id <> c.id AND r.status = 'running' AND r.lease_until >= now())
-    ORDER BY c.run_after, c.id
-    LIMIT 1
-    FOR UPDATE SKIP LOCKED)
-RETURNING j.*
+SELECT * FROM recollect_claim_job(%(token)s::uuid, %(lease)s::float8, %(thread_id)s::text,
+                                  %(ignore_debounce)s::boolean)
 """
+"""Across tenants: see `job_security` for why the worker's cross-tenant steps are functions."""
 
 FINISH_JOB = """
 UPDATE memory_jobs
@@ -76,18 +63,8 @@ WHERE id = %(id)s AND status = 'running' AND claim_token = %(token)s
 """
 
 FAIL_JOB = """
-UPDATE memory_jobs AS j
-SET status = CASE
-        WHEN j.attempts >= %(max_attempts)s THEN 'dead'
-        WHEN EXISTS (SELECT 1 FROM memory_jobs AS p
-                     WHERE p.org_id = j.org_id AND p.user_id = j.user_id
-                       AND p.thread_id = j.thread_id AND p.status = 'pending') THEN 'superseded'
-        ELSE 'pending' END,
-    run_after = now() + make_interval(secs => %(backoff)s),
-    last_error = %(error)s, lease_until = NULL, claim_token = NULL, updated_at = now(),
-    finished_at = CASE WHEN j.attempts >= %(max_attempts)s THEN now() END
-WHERE j.id = %(id)s AND j.claim_token = %(token)s
-RETURNING j.status
+SELECT status FROM recollect_fail_job(%(id)s::bigint, %(token)s::uuid, %(error)s::text,
+                                      %(max_attempts)s::integer, %(backoff)s::float8) AS status
 """
 
 SELECT_JOB = "SELECT * FROM memory_jobs WHERE id = %(id)s"
@@ -96,32 +73,15 @@ SELECT_JOBS_FOR_USER = """
 SELECT * FROM memory_jobs WHERE org_id = %(org_id)s AND user_id = %(user_id)s ORDER BY id
 """
 
-COUNT_OPEN_JOBS = """
-SELECT count(*) AS n FROM memory_jobs
-WHERE status = 'pending' OR (status = 'running' AND lease_until >= now())
-"""
+COUNT_OPEN_JOBS = "SELECT recollect_open_jobs() AS n"
 
-PRUNE_FINISHED = """
-DELETE FROM memory_jobs
-WHERE status IN ('done', 'superseded') AND updated_at < now() - %(days)s * interval '1 day'
-"""
+PRUNE_FINISHED = "SELECT recollect_prune_jobs(%(days)s::float8) AS n"
 
-JOB_COUNTS = "SELECT status, count(*) AS n FROM memory_jobs GROUP BY status ORDER BY status"
+JOB_COUNTS = "SELECT status, n FROM recollect_job_counts()"
 
-DEAD_JOBS = """
-SELECT id, org_id, user_id, thread_id, attempts, last_error, finished_at
-FROM memory_jobs WHERE status = 'dead' ORDER BY id DESC LIMIT %(limit)s
-"""
+DEAD_JOBS = "SELECT * FROM recollect_dead_jobs(%(limit)s::integer)"
 
-RETRY_DEAD_JOB = """
-UPDATE memory_jobs AS j
-SET status = 'pending', attempts = 0, run_after = now(), finished_at = NULL, updated_at = now()
-WHERE j.id = %(id)s AND j.status = 'dead'
-  AND NOT EXISTS (SELECT 1 FROM memory_jobs AS p
-                  WHERE p.org_id = j.org_id AND p.user_id = j.user_id
-                    AND p.thread_id = j.thread_id AND p.status = 'pending')
-RETURNING j.id
-"""
+RETRY_DEAD_JOB = "SELECT id FROM recollect_retry_dead_job(%(id)s::bigint) AS id"
 
 
 class QueueUnavailableError(RecollectError):
@@ -313,4 +273,5 @@ def retry_dead(conn: Connection[Any], job_id: int) -> bool:
 
 def prune_finished(conn: Connection[Any], days: float) -> int:
     """Forget finished jobs older than `days`; dead letters stay until someone looks."""
-    return conn.execute(PRUNE_FINISHED, {"days": days}).rowcount
+    row = conn.execute(PRUNE_FINISHED, {"days": days}).fetchone()
+    return int(row["n"]) if row else 0

@@ -14,6 +14,8 @@ from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg import Connection
 
 from recollect.memory.fact_schema import LONG_TERM_MEMORY_SQL
+from recollect.memory.job_security import PROTECT_MEMORY_JOBS_SQL
+from recollect.memory.org_memory import ORG_SHARED_FACTS_SQL
 from recollect.memory.roles import ensure_app_role
 
 MIGRATION_LOCK_KEY = 0x5245_434F  # "RECO": one lock id for every process migrating this database
@@ -218,6 +220,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "extraction queue, message buffer and fact candidates", CREATE_EXTRACTION_QUEUE),
     Migration(5, "approval workflows, their audit trail and refunds", CREATE_APPROVALS),
     Migration(6, "long-term memory: facts, profiles, episodes", LONG_TERM_MEMORY_SQL),
+    Migration(7, "memory_jobs behind row-level security", PROTECT_MEMORY_JOBS_SQL),
+    Migration(8, "organisation-shared facts", ORG_SHARED_FACTS_SQL),
 )
 
 

@@ -134,9 +134,9 @@ def recall(
     )
     params: dict[str, Any] = {
         "org_id": scope.org_id,
-        "user_id": scope.user_id,
+        "user_id": scope.owner_id,
         "session_id": scope.session_id,
-        "tenant_lexeme": sql.tenant_lexeme(scope.org_id, scope.user_id),
+        "tenant_lexeme": sql.tenant_lexeme(scope.org_id, scope.owner_id),
         "query": query,
         "dense_limit": recipe.dense_limit,
         "lexical_limit": recipe.lexical_limit,

@@ -18,7 +18,8 @@ from recollect.state.scope import Scope
 SET_SCOPE = """
 SELECT set_config('app.org_id', %(org_id)s, true),
        set_config('app.user_id', %(user_id)s, true),
-       set_config('app.session_id', %(session_id)s, true)
+       set_config('app.session_id', %(session_id)s, true),
+       set_config('app.scope_kind', %(kind)s, true)
 """
 
 
@@ -32,6 +33,7 @@ def scoped(pool: ConnectionPool[Any], scope: Scope) -> Iterator[Connection[Any]]
                 "org_id": scope.org_id,
                 "user_id": scope.user_id,
                 "session_id": scope.session_id or "",
+                "kind": scope.kind.value,
             },
         )
         yield conn

@@ -78,6 +78,17 @@ def test_demo_runs_a_multi_session_conversation(database_uri: str) -> None:
     assert not any("React 16" in line for line in recalled), third
     assert "(thread has 0 checkpointed messages)" in third  # known only from long-term memory
     assert "How long-term recall ranks" in out
+    privacy = out.split("Privacy: show, export")[1]
+    assert "What I remember about" in privacy
+    assert "- Frontend moved to React 19" in privacy
+    assert "`recollect memory export` would write one JSON document:" in privacy
+    assert "session ends: {'facts': 1, 'episodes': 0} deleted" in privacy
+    assert "reads it: ['The team deploys on Fridays']" in privacy
+    assert "maintenance (dry run: nothing changed)" in privacy
+    assert "goal             expired 1," in privacy
+    assert "preference       expired 0," in privacy
+    assert "rows deleted (" in privacy
+    assert "verified 0 remain" in privacy
     ranking = out.split("How long-term recall ranks", 1)[1]
     assert "recency" in ranking
     assert "React 19" in ranking

@@ -15,6 +15,7 @@ from recollect.graphs.agent import make_graph, thread_config, user_turn
 from recollect.memory import jobs
 from recollect.memory.review import ReviewItemNotFoundError, accept, list_candidates, reject
 from recollect.memory.shared_pool import use_pool
+from recollect.memory.tenancy import scoped
 from recollect.memory.worker import Worker, WorkerSettings
 from recollect.state.context import Context
 from recollect.state.scope import Scope
@@ -298,7 +299,7 @@ def test_finished_jobs_are_pruned_after_retention_but_dead_letters_stay(
         message = jobs.BufferedMessage(f"m-{n}", "user", "hello")
         job_id = jobs.enqueue(app, SCOPE, f"t-{n}", [message], debounce=jobs.Debounce(0, 1))
         age = "10 days" if n < 3 else "1 day"
-        with app.connection() as conn:
+        with scoped(app, SCOPE) as conn:
             conn.execute(
                 "UPDATE memory_jobs SET status = %s, updated_at = now() - %s::interval "
                 "WHERE id = %s",

@@ -261,7 +261,7 @@ def test_bad_input_is_refused_clearly_and_writes_nothing(pool: ConnectionPool[An
     with pytest.raises(ValueError, match="needs some text"):
         memory.remember(ANA, NewFact(text="   ", category="goal"))
     with pytest.raises(UnsupportedScopeError):
-        memory.remember(Scope.for_org("acme", "ana"), NewFact(text="x", category="goal"))
+        memory.set_profile(Scope.for_org("acme", "ana"), [ProfileEntry(key="k", value="v")])
     facts = [NewFact(text="a", category="goal"), NewFact(text="b", category="goal")]
     with pytest.raises(ValueError, match="share a dimension"):
         memory.ingest(ANA, facts, embeddings=[[1.0, 0.0], [1.0, 0.0, 0.0]])

@@ -1,0 +1,58 @@
+"""A user with data in every store is forgotten to zero rows; the next user loses nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.checkpoint.postgres import PostgresSaver
+from psycopg_pool import ConnectionPool
+
+from recollect.memory.erasure import CHECKPOINT_TABLES, USER_TABLES, forget_user
+from recollect.state.scope import Scope
+from tests.support.db import all_rows
+from tests.support.tenant_data import populate_user
+
+ANA = Scope.for_user("acme", "ana")
+BO = Scope.for_user("acme", "bo")
+CAROL = Scope.for_user("globex", "ana")  # same user id, another organisation
+
+
+def _counts(pool: ConnectionPool[Any], scope: Scope, threads: list[str]) -> dict[str, int]:
+    counts = {
+        table: all_rows(pool, f'SELECT count(*) AS n FROM "{table}" WHERE org_id = %s AND '
+                        "user_id = %s", scope.org_id, scope.user_id)[0]["n"]
+        for table in USER_TABLES
+    }  # fmt: skip
+    for table in CHECKPOINT_TABLES:
+        counts[table] = all_rows(
+            pool, f'SELECT count(*) AS n FROM "{table}" WHERE thread_id = ANY(%s)', threads
+        )[0]["n"]
+    return counts
+
+
+def test_forget_empties_every_store_and_touches_no_one_else(
+    pool: ConnectionPool[Any], checkpointer: PostgresSaver
+) -> None:
+    ana = populate_user(pool, checkpointer, ANA)
+    others = {scope: populate_user(pool, checkpointer, scope) for scope in (BO, CAROL)}
+    ana_threads = [ana["thread"], ana["approval_thread"]]
+    before = _counts(pool, ANA, ana_threads)
+    empty = [table for table, n in before.items() if n == 0]
+    assert empty == [], f"the test user should have rows in every store, not in {empty}"
+    others_before = {
+        scope: _counts(pool, scope, [ids["thread"], ids["approval_thread"]])
+        for scope, ids in others.items()
+    }
+
+    deleted = forget_user(pool, ANA)
+
+    after = _counts(pool, ANA, ana_threads)
+    print("\nerasure (table: before -> deleted -> after):")
+    for table in before:
+        print(f"  {table:<20} {before[table]:>4} -> {deleted[table]:>4} -> {after[table]}")
+    assert after == dict.fromkeys(before, 0)
+    assert all(deleted[table] >= before[table] for table in before)
+    for scope, ids in others.items():
+        assert (
+            _counts(pool, scope, [ids["thread"], ids["approval_thread"]]) == (others_before[scope])
+        ), f"{scope} lost rows"

@@ -1,0 +1,184 @@
+"""Retention, recovery, duplicate merging and incognito sessions, with a moved clock."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg_pool import ConnectionPool
+
+from recollect.memory.db import CONNECTION_KWARGS
+from recollect.memory.facts import LongTermMemory
+from recollect.memory.lifecycle import (
+    FactNotRestorableError,
+    RetentionPolicy,
+    end_session,
+    restore_fact,
+    run_maintenance,
+)
+from recollect.state.memory import FactCategory, NewEpisode, NewFact
+from recollect.state.scope import Scope
+from tests.support.db import all_rows
+
+ANA = Scope.for_user("acme", "ana")
+BO = Scope.for_user("acme", "bo")
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+DAY = timedelta(days=1)
+
+
+@pytest.fixture
+def admin(database_uri: str) -> Iterator[psycopg.Connection[Any]]:
+    with psycopg.connect(database_uri, **CONNECTION_KWARGS) as conn:
+        yield conn
+
+
+def _fact(text: str, category: FactCategory, confidence: float = 0.9) -> NewFact:
+    return NewFact(text=text, category=category, confidence=confidence, learned_at=T0)
+
+
+def _live(pool: ConnectionPool[Any], scope: Scope) -> set[str]:
+    return {f.text for f in LongTermMemory(pool).facts(scope)}
+
+
+def test_each_category_expires_on_its_own_clock_and_restores_within_the_window(
+    pool: ConnectionPool[Any], admin: psycopg.Connection[Any]
+) -> None:
+    memory = LongTermMemory(pool)
+    memory.ingest(
+        ANA,
+        [
+            _fact("prefers tea", FactCategory.PREFERENCE),
+            _fact("lives in Lisbon", FactCategory.BIOGRAPHICAL),
+            _fact("allergic to nuts", FactCategory.CONSTRAINT),
+            _fact("wants to run a marathon", FactCategory.GOAL),
+            _fact("maybe likes jazz", FactCategory.PREFERENCE, confidence=0.4),
+        ],
+    )
+    policy = RetentionPolicy()
+
+    early = run_maintenance(admin, policy, now=T0 + 10 * DAY)
+    assert early.total() == 0
+    assert set(early.categories) >= {c.value for c in FactCategory}
+    assert len(_live(pool, ANA)) == 5
+
+    month = run_maintenance(admin, policy, now=T0 + 31 * DAY)
+    assert month.categories["goal"].expired == 1
+    assert month.categories["preference"].expired_unreinforced == 1
+    assert _live(pool, ANA) == {"prefers tea", "lives in Lisbon", "allergic to nuts"}
+
+    goal = next(
+        r["id"] for r in all_rows(pool, "SELECT id::text AS id FROM facts WHERE category = 'goal'")
+    )
+    restore_fact(admin, goal, policy, now=T0 + 40 * DAY)
+    assert "wants to run a marathon" in _live(pool, ANA)
+
+    year = run_maintenance(admin, policy, now=T0 + 400 * DAY)
+    assert year.categories["biographical"].expired == 1
+    assert year.categories["constraint"].expired == 1
+    assert year.categories["goal"].expired == 1
+    assert year.categories["preference"].purged == 1  # the unreinforced one, past recovery
+    assert _live(pool, ANA) == {"prefers tea"}
+
+    with pytest.raises(FactNotRestorableError, match="recovery window"):
+        restore_fact(admin, goal, policy, now=T0 + 400 * DAY + 31 * DAY)
+    later = run_maintenance(admin, policy, now=T0 + 400 * DAY + 31 * DAY)
+    assert later.categories["goal"].purged == 1
+    assert len(all_rows(pool, "SELECT id FROM facts")) == 1
+
+
+def test_a_reinforced_fact_is_kept(
+    pool: ConnectionPool[Any], admin: psycopg.Connection[Any]
+) -> None:
+    memory = LongTermMemory(pool)
+    memory.remember(ANA, _fact("wants to learn Rust", FactCategory.GOAL))
+    memory.remember(
+        ANA,
+        NewFact(text="wants to learn Rust", category=FactCategory.GOAL, confidence=0.9,
+                learned_at=T0 + 25 * DAY),
+    )  # fmt: skip
+    run_maintenance(admin, RetentionPolicy(), now=T0 + 40 * DAY)
+    assert _live(pool, ANA) == {"wants to learn Rust"}
+
+
+def test_dry_run_reports_without_changing_anything(
+    pool: ConnectionPool[Any], admin: psycopg.Connection[Any]
+) -> None:
+    LongTermMemory(pool).ingest(ANA, [_fact("finish the thesis", FactCategory.GOAL)])
+    report = run_maintenance(admin, RetentionPolicy(), now=T0 + 60 * DAY, dry_run=True)
+    assert report.categories["goal"].expired == 1
+    assert _live(pool, ANA) == {"finish the thesis"}
+
+
+def test_near_duplicates_merge_into_the_most_confident_and_stay_in_history(
+    pool: ConnectionPool[Any], admin: psycopg.Connection[Any]
+) -> None:
+    memory = LongTermMemory(pool)
+    facts = [
+        _fact("likes green tea", FactCategory.PREFERENCE, 0.7),
+        _fact("enjoys green tea", FactCategory.PREFERENCE, 0.95),
+        _fact("drinks green tea daily", FactCategory.PREFERENCE, 0.8),
+        _fact("hates flying", FactCategory.PREFERENCE, 0.9),
+    ]
+    near = [1.0, 0.0, 0.0]
+    memory.ingest(ANA, facts, [near, [0.99, 0.05, 0.0], [0.98, 0.0, 0.05], [0.0, 1.0, 0.0]])
+    memory.ingest(BO, [_fact("likes green tea", FactCategory.PREFERENCE, 0.7)], [near])
+
+    report = run_maintenance(admin, RetentionPolicy(), now=T0 + DAY)
+
+    assert report.categories["preference"].merged == 2
+    assert _live(pool, ANA) == {"enjoys green tea", "hates flying"}
+    assert _live(pool, BO) == {"likes green tea"}, "another user's twin is never merged"
+    history = {f.text: f for f in memory.facts(ANA, include_superseded=True)}
+    keeper = history["enjoys green tea"].id
+    assert history["likes green tea"].superseded_by == keeper
+    assert history["drinks green tea daily"].superseded_by == keeper
+
+
+def test_restore_refuses_bad_ids_and_live_facts(
+    pool: ConnectionPool[Any], admin: psycopg.Connection[Any]
+) -> None:
+    LongTermMemory(pool).ingest(ANA, [_fact("prefers tea", FactCategory.PREFERENCE)])
+    live = all_rows(pool, "SELECT id::text AS id FROM facts")[0]["id"]
+    with pytest.raises(FactNotRestorableError, match="not a fact id"):
+        restore_fact(admin, "42")
+    with pytest.raises(FactNotRestorableError, match="not deleted"):
+        restore_fact(admin, live)
+    with pytest.raises(FactNotRestorableError, match="no fact"):
+        restore_fact(admin, "00000000-0000-0000-0000-000000000000")
+
+
+def test_policy_parses_overrides_and_rejects_nonsense() -> None:
+    policy = RetentionPolicy.parse("goal=60, biographical=forever, recovery=7")
+    assert policy.ttl_days["goal"] == 60
+    assert policy.ttl_days["biographical"] is None
+    assert policy.recovery_days == 7
+    for bad in ("goal", "goal=soon", "colour=3", "recovery=-1"):
+        with pytest.raises(ValueError, match="RECOLLECT_RETENTION"):
+            RetentionPolicy.parse(bad)
+
+
+def test_incognito_facts_stay_in_their_session_and_end_with_it(
+    pool: ConnectionPool[Any], admin: psycopg.Connection[Any]
+) -> None:
+    memory = LongTermMemory(pool)
+    incognito = Scope.for_session("acme", "ana", "s-1")
+    memory.ingest(ANA, [_fact("prefers tea", FactCategory.PREFERENCE)])
+    memory.ingest(incognito, [_fact("is planning a surprise party", FactCategory.GOAL)])
+    memory.record_episode(incognito, NewEpisode(summary="talked about the party"))
+
+    assert _live(pool, ANA) == {"prefers tea"}
+    assert _live(pool, incognito) == {"prefers tea", "is planning a surprise party"}
+    assert _live(pool, Scope.for_session("acme", "ana", "s-2")) == {"prefers tea"}
+
+    assert end_session(pool, incognito) == {"facts": 1, "episodes": 1}
+    assert _live(pool, incognito) == {"prefers tea"}
+    assert all_rows(pool, "SELECT id FROM facts WHERE session_id IS NOT NULL") == []
+
+    memory.ingest(Scope.for_session("acme", "ana", "s-3"), [_fact("x y", FactCategory.GOAL)])
+    report = run_maintenance(admin, RetentionPolicy(), now=T0 + 2 * DAY)
+    assert report.categories["goal"].purged == 1, "an unended session is purged by maintenance"
+    with pytest.raises(ValueError, match="session scope"):
+        end_session(pool, ANA)

@@ -1,0 +1,79 @@
+"""Organisation-shared facts: every user of the org reads them, only org-scoped writers
+change them, and no other organisation sees them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg_pool import ConnectionPool
+
+from recollect.memory.erasure import forget_user
+from recollect.memory.facts import LongTermMemory
+from recollect.memory.tenancy import scoped
+from recollect.state.memory import FactCategory, NewFact, RememberAction
+from recollect.state.scope import ORG_OWNER, Scope
+
+ACME_ANA = Scope.for_org("acme", "ana")
+ACME_BO = Scope.for_org("acme", "bo")
+GLOBEX_CY = Scope.for_org("globex", "cy")
+INSERT_SHARED = """
+INSERT INTO facts (org_id, user_id, category, text, confidence)
+VALUES ('acme', %s, 'preference', 'we deploy on Mondays', 0.9)
+"""
+
+
+def _convention(text: str) -> NewFact:
+    return NewFact(
+        text=text, category=FactCategory.PREFERENCE, subject="deploy day", confidence=0.9
+    )
+
+
+def test_the_org_reads_shared_facts_and_other_orgs_do_not(pool: ConnectionPool[Any]) -> None:
+    memory = LongTermMemory(pool)
+    memory.remember(ACME_ANA, _convention("The team deploys on Fridays"))
+
+    assert [f.text for f in memory.facts(ACME_BO)] == ["The team deploys on Fridays"]
+    assert [f.user_id for f in memory.facts(ACME_BO)] == [ORG_OWNER]
+    recalled = memory.recall(ACME_BO, "when does the team deploy")
+    assert [r.fact.text for r in recalled.facts] == ["The team deploys on Fridays"]
+    assert memory.facts(GLOBEX_CY) == []
+    assert memory.recall(GLOBEX_CY, "when does the team deploy").facts == ()
+    assert memory.facts(Scope.for_user("acme", "bo")) == [], "personal memory stays personal"
+
+
+def test_any_org_writer_supersedes_a_convention(pool: ConnectionPool[Any]) -> None:
+    memory = LongTermMemory(pool)
+    memory.remember(ACME_ANA, _convention("The team deploys on Fridays"))
+    result = memory.remember(ACME_BO, _convention("The team deploys on Tuesdays"))
+    assert result.action is RememberAction.SUPERSEDED
+    assert [f.text for f in memory.facts(ACME_ANA)] == ["The team deploys on Tuesdays"]
+
+
+def test_a_user_scoped_transaction_reads_but_cannot_write_shared_rows(
+    pool: ConnectionPool[Any],
+) -> None:
+    LongTermMemory(pool).remember(ACME_ANA, _convention("The team deploys on Fridays"))
+    bo = Scope.for_user("acme", "bo")
+    with scoped(pool, bo) as conn:
+        rows = conn.execute("SELECT text FROM facts").fetchall()
+        changed = conn.execute("UPDATE facts SET text = 'hijacked'").rowcount
+        deleted = conn.execute("DELETE FROM facts").rowcount
+    assert [r["text"] for r in rows] == ["The team deploys on Fridays"]
+    assert (changed, deleted) == (0, 0)
+    with pytest.raises(psycopg.errors.InsufficientPrivilege), scoped(pool, bo) as conn:
+        conn.execute(INSERT_SHARED, (ORG_OWNER,))
+    with scoped(pool, Scope.for_user("globex", "cy")) as conn:
+        assert conn.execute("SELECT text FROM facts").fetchall() == []
+
+
+def test_the_reserved_owner_is_no_user_and_erasure_leaves_the_org_its_facts(
+    pool: ConnectionPool[Any],
+) -> None:
+    with pytest.raises(ValueError, match="reserved"):
+        Scope.for_user("acme", ORG_OWNER)
+    memory = LongTermMemory(pool)
+    memory.remember(ACME_ANA, _convention("The team deploys on Fridays"))
+    forget_user(pool, Scope.for_user("acme", "ana"))
+    assert [f.text for f in memory.facts(ACME_BO)] == ["The team deploys on Fridays"]
