@@ -9,11 +9,13 @@ reported separately, so latency is the recall alone for every system.
 
 Systems, in one run and one process, all on the same embedder:
 - `stock`: LangGraph's `PostgresStore` vector search;
-- `fulltext`: Postgres full-text search alone (ts_rank_cd over the question's words);
-- `recollect`: dense + full-text candidates, fused and ranked by `recollect.memory.ranking`,
-  re-scored by the packaged reranker (when installed);
+- `fulltext`: Postgres full-text search alone (ts_rank_cd over the question's words), through
+  the engine with a lexical-only recipe and no recency or confidence;
+- `recollect`: the engine itself, `LongTermMemory.ingest` then `LongTermMemory.recall` (dense +
+  full-text candidates, fused and ranked by `recollect.memory.ranking`, re-scored by the
+  packaged reranker when installed), each conversation a user behind row-level security;
 - `recollect_no_rerank`: the same without the reranker (the fast default).
-`ablation` adds one component at a time.
+`ablation` adds one component at a time, then varies the reranker's candidate pool.
 
     python -m bench.locomo --data ../shared/data/locomo/locomo_dev.json --json out.json
 """
@@ -35,17 +37,31 @@ from typing import Any
 import psycopg
 from langchain_core.embeddings import Embeddings
 
-from bench.locomo_candidates import Fact, LocomoIndex
-from recollect.memory.db import CONNECTION_KWARGS, resolve_uri, with_database
+from recollect.memory.db import CONNECTION_KWARGS, open_pool, resolve_uri, with_database
 from recollect.memory.embeddings import embed_texts, embeddings_name, init_embeddings
+from recollect.memory.facts import LongTermMemory
+from recollect.memory.persistence import migrate
 from recollect.memory.recipe import Method, RecallRecipe
 from recollect.memory.rerank import LATE_INTERACTION, Reranker, load_reranker
+from recollect.memory.roles import app_uri
+from recollect.state.memory import FactCategory, NewFact
+from recollect.state.scope import Scope
 
 CATEGORIES = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop"}
 DATE_FORMAT = "%I:%M %p on %d %B, %Y"
 DEFAULT_RERANK_LIMIT = 20
 DEFAULT_DATA = Path("..") / "shared" / "data" / "locomo" / "locomo_dev.json"
 """Relative to the repository root, where the shared test data sits beside it."""
+ORG = "locomo"
+
+
+@dataclass(frozen=True)
+class Fact:
+    id: str
+    conv: int
+    text: str
+    sources: tuple[str, ...]
+    learned_at: datetime
 
 
 @dataclass(frozen=True)
@@ -62,6 +78,11 @@ class Conversation:
     facts: list[Fact]
     questions: list[Question]
     now: datetime
+
+    @property
+    def scope(self) -> Scope:
+        """Each conversation is one user's memory."""
+        return Scope.for_user(ORG, f"conversation-{self.index}")
 
 
 def session_date(raw: str) -> datetime:
@@ -179,6 +200,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--embeddings", default=None, help="offline | minilm | provider:model")
     parser.add_argument("--rerank-limit", type=int, default=DEFAULT_RERANK_LIMIT)
     parser.add_argument("--no-ablation", action="store_true", help="skip the ablation rows")
+    parser.add_argument(
+        "--pool-sizes", type=int, nargs="*", default=[40, 80],
+        help="ablation: rerank this many fused candidates (candidate lists at least as long)",
+    )  # fmt: skip
     parser.add_argument("--conversations", type=int, default=0, help="only the first N")
     args = parser.parse_args(argv)
     if args.data is None:
@@ -278,7 +303,6 @@ def _run_all(
     from langgraph.store.base import PutOp
     from langgraph.store.postgres import PostgresStore
 
-    by_id = {fact.id: fact for fact in facts}
     cached = PrecomputedEmbeddings(
         {**{f.text: list(v) for f, v in zip(facts, fact_vectors, strict=True)}, **query_vectors},
         embedder,
@@ -300,61 +324,93 @@ def _run_all(
 
         systems["stock"] = run_system(conversations, stock, "stock")
 
-    with psycopg.connect(uri, autocommit=True) as conn:
-        index = LocomoIndex(conn, dims)
-        index.ingest(facts, fact_vectors)
-        warm = getattr(reranker, "warm", None)
-        if warm is not None:  # the engine warms the reranker's fact cache at write time
-            warm([f.text for f in facts])
-
-        def fulltext(conv: Conversation, q: Question) -> list[tuple[str, ...]]:
-            return [by_id[i].sources for i in index.fulltext(conv.index, q.text, 10)]
-
-        systems["fulltext"] = run_system(conversations, fulltext, "fulltext")
-
-        def ours(
-            recipe: RecallRecipe, rr: Reranker | None, any_word: bool = True
-        ) -> Callable[[Conversation, Question], list[tuple[str, ...]]]:
-            def recall(conv: Conversation, q: Question) -> list[tuple[str, ...]]:
-                ranked = index.recollect_recall(
-                    conv.index,
-                    q.text,
-                    query_vectors[q.text],
-                    recipe,
-                    conv.now,
-                    rr,
-                    any_word=any_word,
-                )
-                return [by_id[r.id].sources for r in ranked]
-
-            return recall
-
-        default = RecallRecipe(k=10)
-        reranked = replace(default, rerank_limit=args.rerank_limit)
-        systems["recollect"] = run_system(conversations, ours(reranked, reranker), "recollect")
-        systems["recollect_no_rerank"] = run_system(
-            conversations, ours(default, None), "recollect_no_rerank"
-        )
-
-        ablation: dict[str, Any] = {}
-        if not args.no_ablation:
-            plain = replace(default, recency_weight=0.0, confidence_weight=0.0)
-            steps = [
-                ("dense_only", replace(plain, methods=(Method.DENSE,)), None, True),
-                ("dense+fulltext_and_rrf", plain, None, False),
-                ("+query_handling_any_word", plain, None, True),
-                ("+rerank", replace(plain, rerank_limit=args.rerank_limit), reranker, True),
-            ]
-            for label, recipe, rr, any_word in steps:
-                if label.endswith("rerank") and rr is None:
-                    continue
-                row = run_system(conversations, ours(recipe, rr, any_word), label)
-                ablation[label] = {key: row[key] for key in _SUMMARY_KEYS}
-            final = systems["recollect"] if reranker is not None else systems["recollect_no_rerank"]
-            ablation["+recency_confidence (= recollect)"] = {
-                key: final[key] for key in _SUMMARY_KEYS
-            }
+    migrate(uri)
+    pool = open_pool(app_uri(uri), max_size=2, name="bench-locomo")
+    try:
+        memory = LongTermMemory(pool, embedder=cached, reranker=reranker)
+        vector_of = {f.id: v for f, v in zip(facts, fact_vectors, strict=True)}
+        for conv in conversations:
+            memory.ingest(
+                conv.scope,
+                [
+                    NewFact(
+                        text=f.text,
+                        category=FactCategory.EVENT,
+                        confidence=1.0,
+                        source_ids=f.sources,
+                        learned_at=f.learned_at,
+                    )
+                    for f in conv.facts
+                ],
+                [vector_of[f.id] for f in conv.facts],
+            )
+        with psycopg.connect(uri, autocommit=True) as conn:
+            conn.execute("ANALYZE facts")
+        systems |= _engine_systems(memory, conversations, query_vectors, reranker, args)
+    finally:
+        pool.close()
+    ablation = systems.pop("_ablation")
     return systems, ablation
+
+
+def _engine_systems(
+    memory: LongTermMemory,
+    conversations: Sequence[Conversation],
+    query_vectors: dict[str, list[float]],
+    reranker: Reranker | None,
+    args: argparse.Namespace,
+) -> dict[str, Any]:
+    def ours(recipe: RecallRecipe) -> Callable[[Conversation, Question], list[tuple[str, ...]]]:
+        def recall(conv: Conversation, q: Question) -> list[tuple[str, ...]]:
+            found = memory.recall(
+                conv.scope,
+                q.text,
+                recipe=recipe,
+                now=conv.now,
+                query_embedding=query_vectors[q.text],
+            )
+            return [item.fact.source_ids for item in found.facts]
+
+        return recall
+
+    systems: dict[str, Any] = {}
+    default = RecallRecipe(k=10)
+    lexical_only = replace(
+        default, methods=(Method.LEXICAL,), recency_weight=0.0, confidence_weight=0.0
+    )
+    systems["fulltext"] = run_system(conversations, ours(lexical_only), "fulltext")
+    reranked = replace(default, rerank_limit=args.rerank_limit if reranker is not None else 0)
+    systems["recollect"] = run_system(conversations, ours(reranked), "recollect")
+    systems["recollect_no_rerank"] = run_system(conversations, ours(default), "recollect_no_rerank")
+
+    ablation: dict[str, Any] = {}
+    if not args.no_ablation:
+        plain = replace(default, recency_weight=0.0, confidence_weight=0.0)
+        steps: list[tuple[str, RecallRecipe]] = [
+            ("dense_only", replace(plain, methods=(Method.DENSE,))),
+            ("dense+fulltext_rrf_any_word", plain),
+        ]
+        if reranker is not None:
+            steps.append(("+rerank", replace(plain, rerank_limit=args.rerank_limit)))
+            for pool_size in args.pool_sizes:
+                steps.append(
+                    (
+                        f"recollect_pool{pool_size}_rerank{pool_size}",
+                        replace(
+                            reranked,
+                            dense_limit=max(pool_size, default.dense_limit),
+                            lexical_limit=max(pool_size, default.lexical_limit),
+                            rerank_limit=pool_size,
+                        ),
+                    )
+                )
+        for label, recipe in steps:
+            row = run_system(conversations, ours(recipe), label)
+            ablation[label] = {key: row[key] for key in _SUMMARY_KEYS}
+        final = systems["recollect"]
+        ablation["+recency_confidence (= recollect)"] = {key: final[key] for key in _SUMMARY_KEYS}
+    systems["_ablation"] = ablation
+    return systems
 
 
 _SUMMARY_KEYS = ("recall_at_5", "recall_at_10", "hit_at_5", "latency_ms_p50", "latency_ms_p95")

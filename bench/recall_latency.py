@@ -81,13 +81,15 @@ def unit_vectors(rng: random.Random, count: int, dim: int) -> list[array[float]]
 class Corpus:
     """Deterministic synthetic facts: user → list of (text, vector, category, learned_at)."""
 
-    def __init__(self, facts: int, users: int, dim: int, seed: int = 7) -> None:
+    def __init__(
+        self, facts: int, users: int, dim: int, seed: int = 7, large: int | None = None
+    ) -> None:
         self.rng = random.Random(seed)
         self.dim = dim
         self.vocab = ["".join(self.rng.choices(string.ascii_lowercase, k=self.rng.randint(3, 9)))
                       for _ in range(5000)]  # fmt: skip
         self.base = unit_vectors(self.rng, 2048, dim)
-        self.large_n = max(1, facts // 100)
+        self.large_n = large or max(1, facts // 100)
         self.small_n = min(100, max(1, facts // users))
         rest = facts - self.large_n - self.small_n
         others = users - 2
@@ -300,6 +302,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", required=True, help="where to write the results")
     parser.add_argument("--facts", type=int, default=1_000_000)
     parser.add_argument("--users", type=int, default=10_000)
+    parser.add_argument(
+        "--large-user-facts", type=int, default=None,
+        help="facts of the large user (default: 1%% of --facts, 10,000 at full size)",
+    )  # fmt: skip
     parser.add_argument("--dim", type=int, default=384, help="the offline embedder's dimension")
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--k", type=int, default=10)
@@ -317,7 +323,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     uri = start_embedded(folder, announce=True)
     with psycopg.connect(uri, **CONNECTION_KWARGS) as conn:
         migrations.setup(conn)
-    corpus = Corpus(args.facts, args.users, args.dim)
+    corpus = Corpus(args.facts, args.users, args.dim, large=args.large_user_facts)
     print(f"{args.facts:,} facts, {args.users:,} users, dim {args.dim}; "
           f"large user {corpus.large_n:,} facts, small user {corpus.small_n}")  # fmt: skip
     pool = open_pool(uri, max_size=2, name="bench")

@@ -34,6 +34,8 @@ _ENV_KEYS = (
     "RECOLLECT_APP_ROLE",
     "RECOLLECT_APP_PASSWORD",
     "RECOLLECT_APP_DATABASE_URI",
+    "RECOLLECT_EMBEDDINGS",
+    "RECOLLECT_RERANKER",
 )
 _database_numbers = itertools.count(1)
 

@@ -8,7 +8,7 @@ import uuid
 from typing import Any
 
 from recollect.graphs.agent import make_graph, thread_config, user_turn
-from recollect.memory.facts import LongTermMemory
+from recollect.memory.long_term import configured_memory
 from recollect.memory.models import describe_model
 from recollect.memory.persistence import open_persistence
 from recollect.memory.threads import claim_thread
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     thread = args.thread or f"{args.user}-{uuid.uuid4().hex[:8]}"
     with open_persistence() as persistence:
         claim_thread(persistence.pool, Scope.for_user(ctx.org_id, ctx.user_id), thread)
-        memory = LongTermMemory(persistence.pool)
+        memory = configured_memory(persistence.pool)
         agent = make_graph(checkpointer=persistence.checkpointer, memory=memory)
         worker = Worker(persistence.pool)
         background = None if args.no_worker else start_background(worker)

@@ -29,7 +29,9 @@ from recollect.cli.demo_privacy import show_privacy
 from recollect.cli.demo_ranking import show_ranking
 from recollect.graphs.agent import make_graph, thread_config, user_turn
 from recollect.graphs.approvals import Approvals
+from recollect.memory.embeddings import describe_embeddings
 from recollect.memory.facts import LongTermMemory
+from recollect.memory.long_term import configured_memory
 from recollect.memory.models import describe_model
 from recollect.memory.persistence import open_persistence
 from recollect.memory.review import list_candidates
@@ -127,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     )
     print(f"user: {user}  thread: {thread}  history budget: {DEMO_HISTORY_TOKENS} tokens")
     shown = 0
-    print("long-term memory: Postgres full-text recall (no embedder configured)")
+    print(f"long-term memory: Postgres hybrid recall; {describe_embeddings()}")
     scope = Scope.for_user(ctx.org_id, ctx.user_id)
     for session in SESSIONS:
         _banner(session.title)
@@ -136,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"thread: {thread}")
         with open_persistence(announce=False) as persistence:
             claim_thread(persistence.pool, scope, thread)
-            memory = LongTermMemory(persistence.pool)
+            memory = configured_memory(persistence.pool)
             agent = make_graph(checkpointer=persistence.checkpointer, memory=memory)
             config = thread_config(thread)
             before = len(agent.get_state(config).values.get("messages", []))

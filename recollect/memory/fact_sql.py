@@ -42,8 +42,14 @@ FACT_COLUMNS = (
     "deleted_at, metadata"
 )
 
-OR_QUERY = "replace(plainto_tsquery('english', %(query)s)::text, ' & ', ' | ')::tsquery"
-"""Any query word may match: recall wants candidates, the ranking decides what matters."""
+OR_QUERY = """(
+    SELECT to_tsquery('simple', coalesce(string_agg(quote_literal(lexeme), ' | '), ''))
+    FROM unnest(tsvector_to_array(to_tsvector('english', %(query)s))) AS lexeme
+)"""
+"""Any of the query's own lexemes (stemmed, stop words dropped, each once) may match: a question
+rarely shares all its words with one fact, and recall wants candidates that the ranking then
+orders. Built from the tsvector rather than by rewriting `plainto_tsquery`'s text, so hyphenated
+and compound words never turn into phrase operators that demand adjacency."""
 TENANT_MATCH = "numnode(q) > 0 AND search @@ (q && %(tenant_lexeme)s::tsquery)"
 """The words, restricted inside the GIN index to this tenant's lexeme (see `fact_schema`)."""
 

@@ -6,6 +6,7 @@ The read path lives in `recollect.memory.recall`; `LongTermMemory.recall` is its
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -19,6 +20,7 @@ from recollect.memory import fact_sql as sql
 from recollect.memory.fact_schema import MAX_ID_LENGTH
 from recollect.memory.recall import recall as recall_scope
 from recollect.memory.recipe import RecallRecipe
+from recollect.memory.rerank import Reranker
 from recollect.memory.supersession import ContradictionJudge, Neighbour, decide
 from recollect.memory.tenancy import scoped
 from recollect.memory.vectors import Vector, VectorTypes, checked, embed_texts, literal
@@ -36,6 +38,8 @@ from recollect.state.scope import Scope, ScopeKind
 REINFORCEMENT_GAIN = 0.5
 """Share of the new fact's confidence that closes the gap to 1 on each reinforcement."""
 INGEST_BATCH = 5000
+
+log = logging.getLogger(__name__)
 
 
 class UnsupportedScopeError(ValueError):
@@ -90,7 +94,10 @@ class LongTermMemory:
     """Facts, profile and episodes of every tenant, over one pool.
 
     `embedder` is any LangChain `Embeddings` (None: lexical recall only); `judge` decides the
-    contradictions the cheap rule cannot (None: such facts are kept side by side).
+    contradictions the cheap rule cannot (None: such facts are kept side by side); `reranker`
+    re-scores the fused head of a recall when the recipe's `rerank_limit` asks for it (a
+    reranker with a `warm` method gets each fact's text at write time, so recall finds the
+    fact side already encoded).
     """
 
     def __init__(
@@ -100,12 +107,24 @@ class LongTermMemory:
         embedder: Embeddings | None = None,
         judge: ContradictionJudge | None = None,
         recipe: RecallRecipe | None = None,
+        reranker: Reranker | None = None,
     ) -> None:
         self.pool = pool
         self.embedder = embedder
         self.judge = judge
         self.recipe = recipe or RecallRecipe()
+        self.reranker = reranker
         self._vector_types = VectorTypes()
+
+    def _warm(self, texts: Sequence[str]) -> None:
+        """Encode facts for the reranker now, off the recall path; a failure costs only speed."""
+        warm = getattr(self.reranker, "warm", None)
+        if warm is None or not texts:
+            return
+        try:
+            warm(list(texts))
+        except Exception as exc:  # the reranker encodes again at recall if it must
+            log.warning("reranker warm-up failed (%s); facts are encoded at recall", exc)
 
     # --- write path ----------------------------------------------------------------------
 
@@ -115,6 +134,7 @@ class LongTermMemory:
         text = clean_text(fact.text)
         learned_at = aware(fact.learned_at, "learned_at")
         vector = embed_texts(self.embedder, [text])[0]
+        self._warm([text])
         with scoped(self.pool, scope) as conn:
             conn.execute(sql.LOCK_USER, params)
             rows = self._neighbours(conn, scope, params, text, fact, vector)
@@ -274,6 +294,7 @@ class LongTermMemory:
                 for row in rows:
                     copy.write_row(row)
             conn.execute(sql.MOVE_INGESTED_FACTS)
+        self._warm(texts)
         return len(rows)
 
     def forget(self, scope: Scope, fact_id: str) -> bool:
@@ -351,6 +372,7 @@ class LongTermMemory:
             now=aware(now, "now"),
             query_embedding=checked(query_embedding) if query_embedding is not None else None,
             vector_types=self._vector_types,
+            reranker=self.reranker,
         )
 
 

@@ -12,6 +12,7 @@ import threading
 
 from recollect.memory.db import open_pool, resolve_uri
 from recollect.memory.facts import LongTermMemory
+from recollect.memory.long_term import configured_memory
 from recollect.memory.persistence import migrate
 
 _lock = threading.Lock()
@@ -19,7 +20,7 @@ _engine: LongTermMemory | None = None
 
 
 def process_memory() -> LongTermMemory:
-    """The shared engine (lexical recall unless an embedder is configured by the caller)."""
+    """The shared engine, with the embedder and reranker the environment configures."""
     global _engine
     with _lock:
         if _engine is None:
@@ -27,5 +28,5 @@ def process_memory() -> LongTermMemory:
             migrate(uri)
             pool = open_pool(uri, name="recollect-memory")
             atexit.register(pool.close)
-            _engine = LongTermMemory(pool)
+            _engine = configured_memory(pool)
         return _engine

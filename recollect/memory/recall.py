@@ -1,4 +1,4 @@
-"""The read path: candidates from SQL per the recipe, one ranking call, then the token budget.
+"""The read path: candidates from SQL per the recipe, `ranking.rank`, then the token budget.
 
 Dense candidates are an exact cosine scan of the scope's live rows (per-user corpora are small:
 this beat an ANN index in `bench/recall_latency.py`); lexical candidates come from the GIN-indexed
@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -20,7 +19,9 @@ from psycopg_pool import ConnectionPool
 
 from recollect.memory import fact_sql as sql
 from recollect.memory.fact_schema import COVERED_MAX_DIM
+from recollect.memory.ranking import rank
 from recollect.memory.recipe import Candidate, Method, RecallRecipe
+from recollect.memory.rerank import Reranker
 from recollect.memory.tenancy import scoped
 from recollect.memory.vectors import Vector, VectorTypes
 from recollect.state.memory import (
@@ -37,53 +38,6 @@ log = logging.getLogger(__name__)
 
 _TOKENS_PER_ITEM = 6
 """Bullet, date and separators around each recalled line."""
-
-
-@dataclass(frozen=True)
-class Ranked:
-    """A candidate with the scores that placed it."""
-
-    candidate: Candidate
-    score: float
-    fused: float
-    recency: float
-    rerank: float | None = None
-
-
-def rank(
-    query: str,
-    candidates: Sequence[Candidate],
-    recipe: RecallRecipe,
-    now: datetime,
-    reranker: object | None = None,
-) -> list[Ranked]:
-    """Weighted reciprocal rank fusion, re-scored by per-category recency and confidence.
-
-    A stand-in with the signature of the dedicated ranking module; swap the import when it lands.
-    """
-    del query, reranker  # the stand-in neither reads the text nor reranks
-    weights = recipe.method_weights
-    dense_w = weights.get(Method.DENSE, 0.0) if Method.DENSE in recipe.methods else 0.0
-    lexical_w = weights.get(Method.LEXICAL, 0.0) if Method.LEXICAL in recipe.methods else 0.0
-    best = (dense_w + lexical_w) / (recipe.rrf_k + 1) or 1.0
-    ranked: list[Ranked] = []
-    for c in candidates:
-        fused = 0.0
-        if c.dense_rank is not None:
-            fused += dense_w / (recipe.rrf_k + c.dense_rank)
-        if c.lexical_rank is not None:
-            fused += lexical_w / (recipe.rrf_k + c.lexical_rank)
-        half_life = recipe.half_lives_days.get(c.category)
-        age_days = max(0.0, (now - c.last_reinforced_at).total_seconds() / 86400)
-        recency = 1.0 if not half_life else 0.5 ** (age_days / half_life)
-        score = (
-            recipe.relevance_weight * fused / best
-            + recipe.recency_weight * recency
-            + recipe.confidence_weight * c.confidence
-        )
-        ranked.append(Ranked(c, score, fused, recency))
-    ranked.sort(key=lambda r: (-r.score, r.candidate.id))
-    return ranked
 
 
 def approx_tokens(text: str) -> int:
@@ -116,6 +70,7 @@ def recall(
     token_budget: int | None = None,
     query_embedding: Sequence[float] | None = None,
     vector_types: VectorTypes | None = None,
+    reranker: Reranker | None = None,
 ) -> Recollection:
     """Profile always, then the best facts and episodes within `k` and `token_budget`.
 
@@ -161,8 +116,8 @@ def recall(
         results[("episode", Method.DENSE)], results[("episode", Method.LEXICAL)], episode_rows
     )
     ranked = sorted(
-        [("fact", r) for r in rank(query, facts, recipe, now)]
-        + [("episode", r) for r in rank(query, episodes, recipe, now)],
+        [("fact", r) for r in rank(query, facts, recipe, now, reranker)]
+        + [("episode", r) for r in rank(query, episodes, recipe, now, reranker)],
         key=lambda item: -item[1].score,
     )
 
@@ -193,7 +148,7 @@ def recall(
                     similarity=c.similarity,
                     lexical=c.lexical_score,
                     fused=r.fused,
-                    rerank=r.rerank,
+                    rerank=r.rerank_score,
                     recency=r.recency,
                 )
             )

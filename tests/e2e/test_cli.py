@@ -52,6 +52,7 @@ def test_demo_runs_a_multi_session_conversation(database_uri: str) -> None:
     assert out.splitlines()[0].startswith(f"model: {OFFLINE_MODEL}")
     assert "Session 1" in out
     assert "Session 2" in out
+    assert "long-term memory: Postgres hybrid recall; embeddings: offline" in out
     assert "tokens sent:" in out
     assert "trimmed from the checkpoint" in out
     assert "background memory job" in out

@@ -1,10 +1,11 @@
-"""The stand-in ranking: weighted RRF, per-category recency, confidence."""
+"""The ranking the engine runs: weighted RRF, per-category recency, confidence."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from recollect.memory.recall import approx_tokens, rank
+from recollect.memory.ranking import rank
+from recollect.memory.recall import approx_tokens
 from recollect.memory.recipe import Candidate, Method, RecallRecipe
 from recollect.state.memory import FactCategory
 
