@@ -211,6 +211,36 @@ $$;
 organisation's workflows; only the owner's scope writes them."""
 
 
+PROFILE_DOCUMENTS = """
+CREATE TABLE profiles_next (
+    org_id text NOT NULL,
+    user_id text NOT NULL,
+    revision bigint NOT NULL DEFAULT 1,
+    schema_version smallint NOT NULL CHECK (schema_version >= 1),
+    document jsonb NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (org_id, user_id)
+);
+INSERT INTO profiles_next (org_id, user_id, schema_version, document, updated_at)
+SELECT org_id, user_id, 1, jsonb_object_agg(key, value), max(updated_at)
+FROM profiles GROUP BY org_id, user_id;
+DROP TABLE profiles;
+ALTER TABLE profiles_next RENAME TO profiles;
+ALTER INDEX profiles_next_pkey RENAME TO profiles_pkey;
+SELECT recollect_protect('profiles');
+"""
+"""The profile becomes one versioned document per user (see `recollect.memory.profile`); the
+old key/value rows are carried over as version 1 and migrated to the current shape on read."""
+
+SESSION_ENDS = """
+ALTER TABLE threads ADD COLUMN ended_at timestamptz;
+ALTER TABLE memory_jobs ADD COLUMN episode_at timestamptz;
+CREATE INDEX memory_jobs_open_sessions ON memory_jobs (updated_at) WHERE episode_at IS NULL;
+"""
+"""A session ends once (explicitly, on exit, or after inactivity) and leaves one episode;
+`memory_jobs.episode_at` lets the inactivity sweep skip sessions already summarised."""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "pgvector", "CREATE EXTENSION IF NOT EXISTS vector"),
     Migration(2, "row_level_security", PROTECT_FUNCTION),
@@ -218,6 +248,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "extraction queue, message buffer and fact candidates", CREATE_EXTRACTION_QUEUE),
     Migration(5, "approval workflows, their audit trail and refunds", CREATE_APPROVALS),
     Migration(6, "long-term memory: facts, profiles, episodes", LONG_TERM_MEMORY_SQL),
+    Migration(7, "profile as one versioned document per user", PROFILE_DOCUMENTS),
+    Migration(8, "session ends: one episode per ended thread", SESSION_ENDS),
 )
 
 
