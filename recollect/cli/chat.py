@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
             if line in EXIT_WORDS:
                 break
             if line == END_WORD:
-                _end(worker, memory, agent, ctx, thread)
+                _end(None if args.no_worker else worker, memory, agent, ctx, thread)
                 thread = f"{args.user}-{uuid.uuid4().hex[:8]}"
                 claim_thread(persistence.pool, Scope.for_user(ctx.org_id, ctx.user_id), thread)
                 config = thread_config(thread)
@@ -77,17 +77,31 @@ def run(args: argparse.Namespace) -> int:
             done = worker.drain(thread_id=thread, ignore_debounce=True)  # what the chat queued
             if done:
                 print(f"memory: extracted facts from {len(done)} queued job(s)", flush=True)
-        _end(worker, memory, agent, ctx, thread)
+        _end(None if args.no_worker else worker, memory, agent, ctx, thread)
     return 0
 
 
-def _end(worker: Worker, memory: LongTermMemory, agent: Any, ctx: Context, thread: str) -> None:
-    """Extract what is still queued, then write the session's episode (once)."""
-    worker.drain(thread_id=thread, ignore_debounce=True)
+def _end(
+    worker: Worker | None, memory: LongTermMemory, agent: Any, ctx: Context, thread: str
+) -> None:
+    """Extract what is still queued (unless that is left to `recollect worker`), then write
+    the session's episode (once)."""
+    if worker is not None:
+        worker.drain(thread_id=thread, ignore_debounce=True)
     values = agent.get_state(thread_config(thread)).values
     messages, earlier = values.get("messages", []), (values.get("summary") or {}).get("text", "")
     scope = Scope.for_user(ctx.org_id, ctx.user_id)
-    if end_session(memory, scope, thread, messages, earlier=earlier, model=ctx.model) is not None:
+    try:
+        episode = end_session(memory, scope, thread, messages, earlier=earlier, model=ctx.model)
+    except Exception as exc:  # the conversation is saved; the worker retries once it is idle
+        print(
+            f"memory: the session could not be summarised ({type(exc).__name__}: {exc}); "
+            "the worker will retry once it has been idle",
+            file=sys.stderr,
+            flush=True,
+        )
+        return
+    if episode is not None:
         print("memory: session summarised as an episode", flush=True)
 
 
