@@ -11,13 +11,15 @@ import pytest
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from recollect.memory.db import CONNECTION_KWARGS
+from recollect.memory import migrations
+from recollect.memory.db import CONNECTION_KWARGS, with_database
 from recollect.memory.fact_writer import EngineWriter
 from recollect.memory.facts import LongTermMemory
 from recollect.memory.profile import (
     ProfilePolicy,
     ProfileUpdate,
     ProfileVersionError,
+    from_row,
     update_profile,
 )
 from recollect.memory.tenancy import scoped
@@ -169,3 +171,35 @@ def test_an_unknown_future_version_fails_loudly_and_is_not_overwritten(
 def test_bad_profile_updates_are_refused_clearly(field: str, value: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         ProfileUpdate(field, value)
+
+
+def test_the_migration_carries_key_value_profiles_over_as_version_1(postgres_server: str) -> None:
+    name = "profile_migration_check"
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        with psycopg.connect(with_database(postgres_server, name), **CONNECTION_KWARGS) as conn:
+            conn.execute(migrations.CREATE_MIGRATIONS_TABLE)
+            before = [m for m in migrations.MIGRATIONS if m.name.startswith("long-term memory")]
+            for migration in migrations.MIGRATIONS[: before[0].version]:
+                with conn.transaction():
+                    conn.execute(migration.sql)
+                    conn.execute(
+                        "INSERT INTO recollect_migrations (version, name) VALUES (%s, %s)",
+                        (migration.version, migration.name),
+                    )
+            conn.execute(
+                "INSERT INTO profiles (org_id, user_id, key, value) VALUES "
+                "('acme', 'dana', 'name', 'Dana'), ('acme', 'dana', 'role', 'leads payments')"
+            )
+            migrations.setup(conn)
+            row = conn.execute("SELECT * FROM profiles").fetchone()
+        assert row is not None
+        assert row["schema_version"] == 1
+        profile = from_row(row)
+        assert profile.values("name") == ["Dana"]
+        assert profile.values("role") == ["leads payments"]
+    finally:
+        with psycopg.connect(postgres_server, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
