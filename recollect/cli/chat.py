@@ -8,6 +8,8 @@ import uuid
 from typing import Any
 
 from recollect.graphs.agent import make_graph, thread_config, user_turn
+from recollect.memory.episodes import checkpoint_reader, end_session
+from recollect.memory.facts import LongTermMemory
 from recollect.memory.long_term import configured_memory
 from recollect.memory.models import describe_model
 from recollect.memory.persistence import open_persistence
@@ -17,6 +19,8 @@ from recollect.state.context import Context
 from recollect.state.scope import Scope
 
 EXIT_WORDS = {"/exit", "/quit"}
+END_WORD = "/end"
+"""Ends the session: its episode is written now, and the chat starts a fresh thread."""
 
 
 def register(commands: Any) -> None:
@@ -42,7 +46,11 @@ def run(args: argparse.Namespace) -> int:
         claim_thread(persistence.pool, Scope.for_user(ctx.org_id, ctx.user_id), thread)
         memory = configured_memory(persistence.pool)
         agent = make_graph(checkpointer=persistence.checkpointer, memory=memory)
-        worker = Worker(persistence.pool)
+        worker = Worker(
+            persistence.pool,
+            memory=memory,
+            read_session=checkpoint_reader(persistence.checkpointer),
+        )
         background = None if args.no_worker else start_background(worker)
         config = thread_config(thread)
         existing = agent.get_state(config).values.get("messages", [])
@@ -50,6 +58,13 @@ def run(args: argparse.Namespace) -> int:
         for line in _lines():
             if line in EXIT_WORDS:
                 break
+            if line == END_WORD:
+                _end(None if args.no_worker else worker, memory, agent, ctx, thread)
+                thread = f"{args.user}-{uuid.uuid4().hex[:8]}"
+                claim_thread(persistence.pool, Scope.for_user(ctx.org_id, ctx.user_id), thread)
+                config = thread_config(thread)
+                print(f"thread: {thread} (new session)", flush=True)
+                continue
             if line == "/history":
                 for message in agent.get_state(config).values.get("messages", []):
                     print(f"  {message.type}: {message.text}", flush=True)
@@ -63,7 +78,32 @@ def run(args: argparse.Namespace) -> int:
             done = worker.drain(thread_id=thread, ignore_debounce=True)  # what the chat queued
             if done:
                 print(f"memory: extracted facts from {len(done)} queued job(s)", flush=True)
+        _end(None if args.no_worker else worker, memory, agent, ctx, thread)
     return 0
+
+
+def _end(
+    worker: Worker | None, memory: LongTermMemory, agent: Any, ctx: Context, thread: str
+) -> None:
+    """Extract what is still queued (unless that is left to `recollect worker`), then write
+    the session's episode (once)."""
+    if worker is not None:
+        worker.drain(thread_id=thread, ignore_debounce=True)
+    values = agent.get_state(thread_config(thread)).values
+    messages, earlier = values.get("messages", []), (values.get("summary") or {}).get("text", "")
+    scope = Scope.for_user(ctx.org_id, ctx.user_id)
+    try:
+        episode = end_session(memory, scope, thread, messages, earlier=earlier, model=ctx.model)
+    except Exception as exc:  # the conversation is saved; the worker retries once it is idle
+        print(
+            f"memory: the session could not be summarised ({type(exc).__name__}: {exc}); "
+            "the worker will retry once it has been idle",
+            file=sys.stderr,
+            flush=True,
+        )
+        return
+    if episode is not None:
+        print("memory: session summarised as an episode", flush=True)
 
 
 def _lines() -> Any:

@@ -30,6 +30,7 @@ from recollect.cli.demo_ranking import show_ranking
 from recollect.graphs.agent import make_graph, thread_config, user_turn
 from recollect.graphs.approvals import Approvals
 from recollect.memory.embeddings import describe_embeddings
+from recollect.memory.episodes import end_session
 from recollect.memory.facts import LongTermMemory
 from recollect.memory.long_term import configured_memory
 from recollect.memory.models import describe_model
@@ -54,6 +55,8 @@ class Session:
     title: str
     turns: tuple[str, ...]
     new_thread: bool = False
+    ends: bool = False
+    """End the session afterwards, as `/end` does: its episode is written."""
 
 
 SESSIONS: tuple[Session, ...] = (
@@ -76,36 +79,34 @@ SESSIONS: tuple[Session, ...] = (
             "We moved to React 19 last week, by the way.",
             "Can you remind me what we were doing?",
         ),
+        ends=True,
     ),
     Session(
         "Session 3: a new thread, long-term memory only",
-        ("Which frontend framework are we on, and how do we deploy?",),
+        (
+            "Which frontend framework are we on, and how do we deploy?",
+            "Remember what we discussed about upgrading React?",
+        ),
         new_thread=True,
     ),
 )
 
 _STACK = FactCategory.TECHNICAL_STACK
 REMEMBERED: dict[str, tuple[NewFact | ProfileEntry, ...]] = {
-    SESSIONS[0].turns[0]: (
-        ProfileEntry(key="name", value="Dana"),
-        ProfileEntry(key="role", value="leads the payments team"),
-    ),
+    SESSIONS[0].turns[0]: (ProfileEntry(key="role", value="leads the payments team"),),
     SESSIONS[0].turns[1]: (
-        NewFact(text="Frontend is React 16", category=_STACK, subject="frontend_framework",
+        NewFact(text="Frontend is React 16", category=_STACK, subject="frontend",
                 confidence=0.9),
         NewFact(text="Deploys to Kubernetes on GCP", category=_STACK, subject="deploy_platform",
                 confidence=0.9),
     ),
-    SESSIONS[0].turns[3]: (
-        NewFact(text="Wants short answers", category=FactCategory.PREFERENCE, confidence=0.9),
-        NewFact(text="Never suggest jQuery", category=FactCategory.PREFERENCE, confidence=0.9),
-    ),
     SESSIONS[1].turns[0]: (
-        NewFact(text="Frontend moved to React 19", category=_STACK, subject="frontend_framework",
+        NewFact(text="Frontend moved to React 19", category=_STACK, subject="frontend",
                 confidence=0.7),
     ),
 }  # fmt: skip
-"""What the background memory job would extract from these turns."""
+"""Facts a stronger model would extract with a subject (so supersession can act); everything
+else, preferences included, reaches long-term memory through the background job alone."""
 
 
 def register(commands: Any) -> None:
@@ -160,12 +161,22 @@ def run(args: argparse.Namespace) -> int:
             carried = "; ".join(f"{p['kind']}: {p['value']}" for p in pinned.values())
             print(f"(pinned values carried into every prompt: {carried or 'none'})")
             shown = _show_candidates(persistence.pool, ctx, shown)
+            if session.ends:
+                _end_session(memory, scope, agent, thread)
     _refund_walkthrough(ctx)
     _banner("How long-term recall ranks")
     show_ranking()
     _banner("Privacy: show, export, incognito, team memory, retention, forget")
     show_privacy(ctx)
     return 0
+
+
+def _end_session(memory: LongTermMemory, scope: Scope, agent: Any, thread: str) -> None:
+    values = agent.get_state(thread_config(thread)).values
+    messages, earlier = values.get("messages", []), (values.get("summary") or {}).get("text", "")
+    episode = end_session(memory, scope, thread, messages, earlier=earlier)
+    text = textwrap.shorten(episode.summary, 300, placeholder=" …") if episode else "(none)"
+    print(f"\n(session ended; episode written: {text})")
 
 
 def _report_jobs(finished: list[Outcome]) -> None:
@@ -275,7 +286,7 @@ def _play_turn(agent: Any, config: RunnableConfig, ctx: Context, text: str) -> N
             f"  · summary folded ({folded['folded_messages']} messages so far, "
             f"{len(folded['text'])} chars); newest: {newest}"
         )
-    for item in recalled[:6]:
+    for item in recalled[:8]:
         when = f"({item['learned_at'][:10]}) " if item["kind"] != "profile" else ""
         print(f"  · recalled [{item['kind']}] {when}{item['text']}  score={item['score']:.2f}")
 

@@ -120,7 +120,7 @@ def run_review_list(args: argparse.Namespace) -> int:
 
 def run_review_accept(args: argparse.Namespace) -> int:
     with open_persistence(announce=False) as persistence:
-        fact_id = accept(persistence.pool, _scope(args), args.id, default_writer())
+        fact_id = accept(persistence.pool, _scope(args), args.id, default_writer(persistence.pool))
     print(f"accepted {args.id}" + (f" as fact {fact_id}" if fact_id else ""))
     return 0
 

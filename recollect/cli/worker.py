@@ -7,6 +7,7 @@ import signal
 import threading
 from typing import Any
 
+from recollect.memory.episodes import checkpoint_reader
 from recollect.memory.persistence import open_persistence
 from recollect.memory.worker import Outcome, Worker
 
@@ -21,10 +22,13 @@ def register(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """SIGTERM and Ctrl-C stop it between jobs; a kill mid-job is recovered by the lease."""
     with open_persistence() as persistence:
-        worker = Worker(persistence.pool)
+        worker = Worker(persistence.pool, read_session=checkpoint_reader(persistence.checkpointer))
         if args.once:
             for outcome in worker.drain():
                 _report(outcome)
+            ended = worker.end_idle_sessions()
+            if ended:
+                print(f"sessions: {len(ended)} idle session(s) summarised as episodes", flush=True)
             return 0
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -17,6 +17,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from psycopg_pool import ConnectionPool
 
 from recollect.memory import clock
+from recollect.memory.profile import from_row
 from recollect.memory.tenancy import scoped
 from recollect.state.scope import Scope
 
@@ -30,7 +31,7 @@ SELECT id::text AS id, session_id, category, subject, text, confidence, source_i
 FROM facts WHERE {OWNER} ORDER BY learned_at, id
 """
 EXPORT_PROFILE = (
-    f"SELECT key, value, confidence, updated_at FROM profiles WHERE {OWNER} ORDER BY key"
+    f"SELECT schema_version, revision, document, updated_at FROM profiles WHERE {OWNER}"
 )
 EXPORT_EPISODES = f"""
 SELECT id::text AS id, session_id, summary, occurred_at, source_ids, deleted_at, metadata
@@ -87,6 +88,7 @@ def export_user(
                 ("jobs", EXPORT_JOBS),
             )
         }
+    rows["profile"] = [_profile_document(row) for row in rows["profile"]]
     _attach_history(rows["facts"])
     for thread in rows["threads"]:
         thread["transcript"] = _transcript(checkpointer, thread["thread_id"])
@@ -140,11 +142,21 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
+def _profile_document(row: dict[str, Any]) -> dict[str, Any]:
+    """The stored profile in the current version's shape (older versions are migrated)."""
+    profile = from_row(row)
+    return {
+        "revision": profile.revision,
+        "updated_at": profile.updated_at,
+        "fields": profile.fields,
+    }
+
+
 def describe_user(pool: ConnectionPool[Any], scope: Scope) -> str:
     """What the agent remembers about the user, as a person would read it."""
     owner = {"org_id": scope.org_id, "user_id": scope.user_id}
     with scoped(pool, Scope.for_user(scope.org_id, scope.user_id)) as conn:
-        profile = conn.execute(EXPORT_PROFILE, owner).fetchall()
+        profile = from_row(conn.execute(EXPORT_PROFILE, owner).fetchone()).entries()
         facts = conn.execute(LIVE_FACTS, owner).fetchall()
         counts = conn.execute(SUMMARY_COUNTS, owner).fetchone()
     lines = [f"What I remember about {scope.user_id} ({scope.org_id}):"]
@@ -152,7 +164,7 @@ def describe_user(pool: ConnectionPool[Any], scope: Scope) -> str:
         lines.append("  nothing yet.")
     if profile:
         lines.append("Profile:")
-        lines += [f"  {p['key']}: {p['value']}" for p in profile]
+        lines += [f"  {entry.key}: {entry.value}" for entry in profile]
     by_category: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for fact in facts:
         by_category[fact["category"]].append(fact)

@@ -235,13 +235,8 @@ VALUES (%(org_id)s, %(user_id)s, %(session_id)s, %(summary)s, %(occurred_at)s, %
 RETURNING id::text AS id
 """
 
-PROFILE = "SELECT key, value, confidence, updated_at FROM profiles WHERE {scope} ORDER BY key"
-PROFILE_READ = PROFILE.format(scope="org_id = %(org_id)s AND user_id = %(user_id)s")
-
-UPSERT_PROFILE = """
-INSERT INTO profiles (org_id, user_id, key, value, confidence, source_ids)
-VALUES (%(org_id)s, %(user_id)s, %(key)s, %(value)s, %(confidence)s, %(source_ids)s)
-ON CONFLICT (org_id, user_id, key) DO UPDATE
-SET value = excluded.value, confidence = excluded.confidence,
-    source_ids = excluded.source_ids, updated_at = now()
+PROFILE_READ = """
+SELECT revision, schema_version, document, updated_at FROM profiles
+WHERE org_id = %(org_id)s AND user_id = %(user_id)s
 """
+"""The user's profile document; `recollect.memory.profile` migrates it to the current shape."""

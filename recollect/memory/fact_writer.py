@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from langchain_core.embeddings import Embeddings
 from psycopg import Connection
+from psycopg_pool import ConnectionPool
 
-from recollect.state.memory import NewFact
+from recollect.memory.facts import LongTermMemory
+from recollect.memory.profile import updates_for
+from recollect.state.memory import NewFact, RememberAction
 from recollect.state.scope import Scope
 
 
@@ -23,14 +27,31 @@ class FactWriter(Protocol):
         ...
 
 
-class LedgerOnlyWriter:
-    """Stand-in until a long-term store is configured: accepted facts are kept only as
-    `stored` rows of `fact_candidates`; nothing else is written and no id is returned."""
+class EngineWriter:
+    """The long-term engine's write path, run in the caller's transaction: the fact is
+    reinforced, superseded or inserted (embedded on the way), and the user's profile gains the
+    value (and loses the values of the facts it replaced) in the same commit."""
+
+    def __init__(self, memory: LongTermMemory) -> None:
+        self.memory = memory
 
     def remember(self, conn: Connection[Any], scope: Scope, fact: NewFact) -> str | None:
-        return None
+        result = self.memory.remember_in(conn, scope, fact)
+        if result.action is not RememberAction.INSERTED_STALE:
+            self.memory.update_profile_in(
+                conn,
+                scope,
+                updates_for(fact, result.fact.id),
+                forget_fact_ids=result.replaced,
+            )
+        return result.fact.id
 
 
-def default_writer() -> FactWriter:
-    """The writer the worker, CLI and graphs use unless one is passed in."""
-    return LedgerOnlyWriter()
+def default_writer(pool: ConnectionPool[Any], embedder: Embeddings | None = None) -> FactWriter:
+    """The writer the worker, CLI and graphs use unless one is passed in: the configured
+    engine (`RECOLLECT_EMBEDDINGS`), or one over `embedder` when it is given."""
+    if embedder is None:
+        from recollect.memory.long_term import configured_memory  # long_term imports facts
+
+        return EngineWriter(configured_memory(pool))
+    return EngineWriter(LongTermMemory(pool, embedder=embedder))

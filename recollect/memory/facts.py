@@ -18,6 +18,13 @@ from psycopg_pool import ConnectionPool
 
 from recollect.memory import fact_sql as sql
 from recollect.memory.fact_schema import MAX_ID_LENGTH
+from recollect.memory.profile import (
+    Profile,
+    ProfilePolicy,
+    ProfileUpdate,
+    read_profile,
+    update_profile,
+)
 from recollect.memory.recall import recall as recall_scope
 from recollect.memory.recipe import RecallRecipe
 from recollect.memory.rerank import Reranker
@@ -108,8 +115,10 @@ class LongTermMemory:
         judge: ContradictionJudge | None = None,
         recipe: RecallRecipe | None = None,
         reranker: Reranker | None = None,
+        profile_policy: ProfilePolicy | None = None,
     ) -> None:
         self.pool = pool
+        self.profile_policy = profile_policy or ProfilePolicy.from_env()
         self.embedder = embedder
         self.judge = judge
         self.recipe = recipe or RecallRecipe()
@@ -130,40 +139,55 @@ class LongTermMemory:
 
     def remember(self, scope: Scope, fact: NewFact) -> RememberResult:
         """Store one fact, unless it repeats (reinforce) or replaces (supersede) a known one."""
+        scope_params(scope)
+        vector = embed_texts(self.embedder, [clean_text(fact.text)])[0]  # outside the lock
+        with scoped(self.pool, scope) as conn:
+            return self.remember_in(conn, scope, fact, vector=vector)
+
+    def remember_in(
+        self,
+        conn: Connection[Any],
+        scope: Scope,
+        fact: NewFact,
+        *,
+        vector: list[float] | None = None,
+    ) -> RememberResult:
+        """`remember` inside the caller's scoped transaction, so the fact commits (or rolls
+        back) with whatever else that transaction writes. `vector`: already embedded text."""
         params = scope_params(scope)
         text = clean_text(fact.text)
         learned_at = aware(fact.learned_at, "learned_at")
-        vector = embed_texts(self.embedder, [text])[0]
+        if vector is None:
+            vector = embed_texts(self.embedder, [text])[0]
         self._warm([text])
-        with scoped(self.pool, scope) as conn:
-            conn.execute(sql.LOCK_USER, params)
-            rows = self._neighbours(conn, scope, params, text, fact, vector)
-            decision = decide(
-                text,
-                fact.subject,
-                [Neighbour(r["id"], r["text"], r["subject"], r["similarity"]) for r in rows],
+        conn.execute(sql.LOCK_USER, params)
+        rows = self._neighbours(conn, scope, params, text, fact, vector)
+        decision = decide(
+            text,
+            fact.subject,
+            [Neighbour(r["id"], r["text"], r["subject"], r["similarity"]) for r in rows],
+        )
+        if decision.reinforce is not None:
+            row = conn.execute(
+                sql.REINFORCE[scope.kind],
+                {
+                    **params,
+                    "id": decision.reinforce,
+                    "gain": fact.confidence * REINFORCEMENT_GAIN,
+                    "at": learned_at,
+                    "source_ids": list(fact.source_ids),
+                },
+            ).fetchone()
+            return RememberResult(
+                action=RememberAction.REINFORCED, fact=StoredFact.model_validate(row)
             )
-            if decision.reinforce is not None:
-                row = conn.execute(
-                    sql.REINFORCE[scope.kind],
-                    {
-                        **params,
-                        "id": decision.reinforce,
-                        "gain": fact.confidence * REINFORCEMENT_GAIN,
-                        "at": learned_at,
-                        "source_ids": list(fact.source_ids),
-                    },
-                ).fetchone()
-                return RememberResult(
-                    action=RememberAction.REINFORCED, fact=StoredFact.model_validate(row)
-                )
-            contradicted = list(decision.supersede)
-            decided_by = "rule"
-            if not contradicted and decision.ask and self.judge is not None:
-                contradicted = [n.id for n in decision.ask if self.judge.contradicts(n.text, text)]
-                decided_by = "model"
-            return self._insert(conn, scope, params, fact, text, learned_at, vector, rows,
-                                contradicted, decided_by)  # fmt: skip
+        contradicted = list(decision.supersede)
+        decided_by = "rule"
+        if not contradicted and decision.ask and self.judge is not None:
+            contradicted = [n.id for n in decision.ask if self.judge.contradicts(n.text, text)]
+            decided_by = "model"
+        return self._insert(conn, scope, params, fact, text, learned_at, vector, rows,
+                            contradicted, decided_by)  # fmt: skip
 
     def _neighbours(
         self,
@@ -311,40 +335,71 @@ class LongTermMemory:
         return [StoredFact.model_validate(r) for r in rows]
 
     def set_profile(self, scope: Scope, entries: Iterable[ProfileEntry]) -> None:
-        """Upsert profile entries: recalled on every turn, whatever the query."""
-        params = scope_params(personal(scope))
+        """Set profile fields by hand (each entry replaces its field): recalled on every turn."""
+        scope_params(personal(scope))
+        updates = [
+            ProfileUpdate(e.key, e.value.strip() or e.value, e.confidence, replace=True)
+            for e in entries
+        ]
         with scoped(self.pool, scope) as conn:
-            for entry in entries:
-                conn.execute(
-                    sql.UPSERT_PROFILE,
-                    {
-                        **params,
-                        "key": entry.key,
-                        "value": entry.value.strip() or entry.value,
-                        "confidence": entry.confidence,
-                        "source_ids": [],
-                    },
-                )
+            self.update_profile_in(conn, scope, updates)
+
+    def profile(self, scope: Scope) -> Profile:
+        """The user's profile document (migrated to the current version if it is older)."""
+        scope_params(personal(scope))
+        with scoped(self.pool, scope) as conn:
+            return read_profile(conn, scope)
+
+    def update_profile_in(
+        self,
+        conn: Connection[Any],
+        scope: Scope,
+        updates: Sequence[ProfileUpdate],
+        *,
+        forget_fact_ids: Iterable[str] = (),
+    ) -> Profile:
+        """Change profile fields inside the caller's transaction, losing no racing update."""
+        return update_profile(
+            conn, scope, updates, forget_fact_ids=forget_fact_ids, policy=self.profile_policy
+        )
 
     def record_episode(self, scope: Scope, episode: NewEpisode) -> str:
         """Store an episode summary; returns its id."""
+        scope_params(personal(scope))
+        vector = self.embed_one(clean_text(episode.summary))
+        with scoped(self.pool, scope) as conn:
+            return self.record_episode_in(conn, scope, episode, vector=vector)
+
+    def record_episode_in(
+        self,
+        conn: Connection[Any],
+        scope: Scope,
+        episode: NewEpisode,
+        *,
+        vector: list[float] | None = None,
+    ) -> str:
+        """`record_episode` inside the caller's scoped transaction."""
         params = scope_params(personal(scope))
         summary = clean_text(episode.summary)
-        vector = embed_texts(self.embedder, [summary])[0]
-        with scoped(self.pool, scope) as conn:
-            row = conn.execute(
-                sql.INSERT_EPISODE,
-                {
-                    **params,
-                    "summary": summary,
-                    "occurred_at": aware(episode.occurred_at, "occurred_at"),
-                    "source_ids": list(episode.source_ids),
-                    "vector": literal(vector) if vector is not None else None,
-                    "metadata": Jsonb(episode.metadata),
-                },
-            ).fetchone()
+        if vector is None:
+            vector = self.embed_one(summary)
+        row = conn.execute(
+            sql.INSERT_EPISODE,
+            {
+                **params,
+                "summary": summary,
+                "occurred_at": aware(episode.occurred_at, "occurred_at"),
+                "source_ids": list(episode.source_ids),
+                "vector": literal(vector) if vector is not None else None,
+                "metadata": Jsonb(episode.metadata),
+            },
+        ).fetchone()
         assert row is not None
         return str(row["id"])
+
+    def embed_one(self, text: str) -> list[float] | None:
+        """The stored-side embedding of `text`, or None without an embedder."""
+        return embed_texts(self.embedder, [text])[0]
 
     # --- read path -----------------------------------------------------------------------
 

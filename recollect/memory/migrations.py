@@ -213,6 +213,50 @@ $$;
 organisation's workflows; only the owner's scope writes them."""
 
 
+PROFILE_DOCUMENTS = """
+CREATE TABLE profiles_next (
+    org_id text NOT NULL,
+    user_id text NOT NULL,
+    revision bigint NOT NULL DEFAULT 1,
+    schema_version smallint NOT NULL CHECK (schema_version >= 1),
+    document jsonb NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (org_id, user_id)
+);
+INSERT INTO profiles_next (org_id, user_id, schema_version, document, updated_at)
+SELECT org_id, user_id, 1, jsonb_object_agg(key, value), max(updated_at)
+FROM profiles GROUP BY org_id, user_id;
+DROP TABLE profiles;
+ALTER TABLE profiles_next RENAME TO profiles;
+ALTER INDEX profiles_next_pkey RENAME TO profiles_pkey;
+SELECT recollect_protect('profiles');
+"""
+"""The profile becomes one versioned document per user (see `recollect.memory.profile`); the
+old key/value rows are carried over as version 1 and migrated to the current shape on read."""
+
+SESSION_ENDS = """
+ALTER TABLE threads ADD COLUMN ended_at timestamptz;
+ALTER TABLE memory_jobs ADD COLUMN episode_at timestamptz;
+CREATE INDEX memory_jobs_open_sessions ON memory_jobs (updated_at) WHERE episode_at IS NULL;
+
+CREATE FUNCTION recollect_idle_threads(p_idle_s float8, p_limit integer)
+RETURNS TABLE (org_id text, user_id text, thread_id text, last_active timestamptz)
+LANGUAGE sql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+SELECT j.org_id, j.user_id, j.thread_id, max(j.updated_at) FROM memory_jobs AS j
+WHERE j.episode_at IS NULL
+GROUP BY j.org_id, j.user_id, j.thread_id
+HAVING max(j.updated_at) < now() - make_interval(secs => p_idle_s)
+   AND bool_and(j.status IN ('done', 'dead', 'superseded'))
+ORDER BY max(j.updated_at)
+LIMIT p_limit
+$$;
+"""
+"""A session ends once (explicitly, on exit, or after inactivity) and leaves one episode;
+`memory_jobs.episode_at` lets the inactivity sweep skip sessions already summarised. The sweep
+looks across tenants, so (like the worker's claim) it is a definer function: the app role sees
+only its scope's rows of `memory_jobs`."""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "pgvector", "CREATE EXTENSION IF NOT EXISTS vector"),
     Migration(2, "row_level_security", PROTECT_FUNCTION),
@@ -222,6 +266,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "long-term memory: facts, profiles, episodes", LONG_TERM_MEMORY_SQL),
     Migration(7, "memory_jobs behind row-level security", PROTECT_MEMORY_JOBS_SQL),
     Migration(8, "organisation-shared facts", ORG_SHARED_FACTS_SQL),
+    Migration(9, "profile as one versioned document per user", PROFILE_DOCUMENTS),
+    Migration(10, "session ends: one episode per ended thread", SESSION_ENDS),
 )
 
 

@@ -71,6 +71,15 @@ def _third_person(verb: str) -> str:
     return f"{head} {rest}".strip()
 
 
+def _subject(template: str, parts: list[str]) -> str | None:
+    """What the fact is about, where the sentence says so ("my name", "our frontend")."""
+    if template.startswith("Name is"):
+        return "name"
+    if template == "{0} is {1}" and parts:
+        return "_".join(parts[0].lower().split())
+    return None
+
+
 def _match(clause: str, message_id: str) -> ExtractedFact | None:
     for pattern, template, category in _RULES:
         found = pattern.search(clause)
@@ -86,6 +95,7 @@ def _match(clause: str, message_id: str) -> ExtractedFact | None:
             text=text,
             category="goal" if hedged else category,
             confidence=0.5 if hedged else 0.9,
+            subject=_subject(template, parts),
             source_message_ids=[message_id],
         )
     return None

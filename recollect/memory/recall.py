@@ -19,6 +19,7 @@ from psycopg_pool import ConnectionPool
 
 from recollect.memory import fact_sql as sql
 from recollect.memory.fact_schema import COVERED_MAX_DIM
+from recollect.memory.profile import from_row
 from recollect.memory.ranking import rank
 from recollect.memory.recipe import Candidate, Method, RecallRecipe
 from recollect.memory.rerank import Reranker
@@ -220,7 +221,7 @@ def _candidate_rows(
             else None
         )
         lexical_cur = conn.execute(sql.LEXICAL[scope.kind], params) if lexical else None
-        profile = [ProfileEntry.model_validate(r) for r in profile_cur.fetchall()]
+        profile = from_row(profile_cur.fetchone()).entries()
         dense_rows = dense_cur.fetchall() if dense_cur else []
         lexical_rows = lexical_cur.fetchall() if lexical_cur else []
     results: dict[tuple[str, Method], list[dict[str, Any]]] = {}

@@ -21,8 +21,11 @@ from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
 from recollect.memory import jobs
+from recollect.memory.episodes import SessionReader, end_idle_sessions
 from recollect.memory.extraction import TranscriptLine, extract_facts
-from recollect.memory.fact_writer import FactWriter, default_writer
+from recollect.memory.fact_writer import EngineWriter, FactWriter
+from recollect.memory.facts import LongTermMemory
+from recollect.memory.long_term import configured_memory
 from recollect.memory.models import OFFLINE_MODEL, chat_model, resolve_model_name
 from recollect.memory.offline_extractor import offline_facts
 from recollect.memory.redaction import redact
@@ -69,6 +72,7 @@ VALUES (%(org_id)s, %(user_id)s, %(session_id)s, %(thread_id)s, %(job_id)s, %(te
 
 MAX_MESSAGES_PER_JOB = 200
 PRUNE_EVERY_S = 3600.0
+SWEEP_EVERY_S = 30.0
 
 
 def _env_float(name: str, default: float) -> float:
@@ -96,6 +100,10 @@ class WorkerSettings:
     """Per extraction call."""
     retention_days: float = 7.0
     """Finished jobs older than this are deleted by `serve` (hourly); dead ones are kept."""
+    session_idle_s: float = 1800.0
+    """A session idle this long is ended and summarised as an episode (0: never)."""
+    episode_model: str = ""
+    """The model that writes episode summaries ("" : the configured chat model)."""
 
     @classmethod
     def from_env(cls) -> WorkerSettings:
@@ -107,6 +115,8 @@ class WorkerSettings:
             poll_s=_env_float("RECOLLECT_WORKER_POLL_S", 1.0),
             timeout_s=_env_float("RECOLLECT_EXTRACTION_TIMEOUT_S", 60.0),
             retention_days=_env_float("RECOLLECT_WORKER_RETENTION_DAYS", 7.0),
+            session_idle_s=_env_float("RECOLLECT_SESSION_IDLE_S", 1800.0),
+            episode_model=os.environ.get("RECOLLECT_EPISODE_MODEL", ""),
         )
 
     def backoff(self, attempts: int) -> float:
@@ -134,9 +144,33 @@ class Worker:
     """Claims and runs jobs; safe to run many at once, in threads or processes."""
 
     pool: ConnectionPool[Any]
-    writer: FactWriter = field(default_factory=default_writer)
+    writer: FactWriter | None = None
+    """None: `EngineWriter(memory)`, the long-term engine's write path."""
     settings: WorkerSettings = field(default_factory=WorkerSettings.from_env)
     policy: ValidationPolicy = field(default_factory=ValidationPolicy.from_env)
+    memory: LongTermMemory | None = None
+    """The engine facts and episodes go to (None: `configured_memory(pool)`, with the
+    configured embedder, so extracted facts are found by dense recall too)."""
+    read_session: SessionReader | None = None
+    """A thread's messages and summary (`checkpoint_reader`); enables the inactivity sweep."""
+
+    def __post_init__(self) -> None:
+        if self.memory is None:
+            self.memory = configured_memory(self.pool)
+        if self.writer is None:
+            self.writer = EngineWriter(self.memory)
+
+    def end_idle_sessions(self) -> list[str]:
+        """Write the episode of every session idle past `settings.session_idle_s`."""
+        if self.read_session is None or self.settings.session_idle_s <= 0:
+            return []
+        assert self.memory is not None
+        return end_idle_sessions(
+            self.memory,
+            self.read_session,
+            idle_s=self.settings.session_idle_s,
+            model=self.settings.episode_model,
+        )
 
     def run_once(
         self, *, thread_id: str | None = None, ignore_debounce: bool = False
@@ -213,6 +247,7 @@ class Worker:
             fact_id: str | None = None
             if verdict.accepted and fact.confidence >= job.min_confidence:
                 status = "stored"
+                assert self.writer is not None
                 fact_id = self.writer.remember(conn, job.scope, _new_fact(fact, verdict.text))
             elif verdict.accepted:
                 status = "review"
@@ -264,11 +299,15 @@ class Worker:
     ) -> None:
         """Poll until `stop` is set; errors reaching the database are logged and retried."""
         next_prune = 0.0
+        next_sweep = 0.0
         while not stop.is_set():
             try:
                 if time.monotonic() >= next_prune:
                     self.prune()
                     next_prune = time.monotonic() + PRUNE_EVERY_S
+                if time.monotonic() >= next_sweep:
+                    next_sweep = time.monotonic() + min(SWEEP_EVERY_S, self.settings.session_idle_s)
+                    self.end_idle_sessions()
                 outcome = self.run_once()
             except Exception:
                 log.exception("memory worker: cannot claim a job; retrying")

@@ -76,8 +76,17 @@ def test_demo_runs_a_multi_session_conversation(database_uri: str) -> None:
     recalled = [line for line in third.splitlines() if "· recalled" in line]
     assert any("Frontend moved to React 19" in line for line in recalled), third
     assert any("Deploys to Kubernetes on GCP" in line for line in recalled), third
-    assert not any("React 16" in line for line in recalled), third
+    assert not any("React 16" in line for line in recalled if "[episode]" not in line), third
     assert "(thread has 0 checkpointed messages)" in third  # known only from long-term memory
+    # the preference came through the real pipeline: extracted in the background, stored by
+    # the engine, folded into the profile, recalled in a new thread
+    assert any(
+        "[profile] preferences:" in line and "never suggest jQuery" in line for line in recalled
+    ), third
+    assert any("[profile] name: Dana" in line for line in recalled), third
+    assert "(session ended; episode written: Session on " in out
+    assert any("[episode]" in line and "upgrading React" in line for line in recalled), third
+    assert not any("[episode]" in line and "ignore previous" in line for line in recalled)
     assert "How long-term recall ranks" in out
     privacy = out.split("Privacy: show, export")[1]
     assert "What I remember about" in privacy
@@ -115,6 +124,24 @@ def test_chat_refuses_a_thread_owned_by_another_user(database_uri: str) -> None:
         "recollect: thread 'private' belongs to another user; start a new thread"
     )
     assert "assistant>" not in intruder.stdout
+
+
+def test_chat_end_writes_an_episode_the_next_session_recalls(database_uri: str) -> None:
+    env = {"DATABASE_URI": database_uri}
+    said = (
+        "We researched RAG chunking for our support docs.\n"
+        "I prefer short answers.\n"
+        "/end\n"
+        "Remember what we researched about RAG chunking?\n"
+    )
+    chat = run_recollect("chat", "--user", "eve", env=env, stdin=said)
+    assert chat.returncode == 0, chat.stderr
+    out = chat.stdout
+    assert out.count("memory: session summarised as an episode") == 2  # /end, then the exit
+    after_end = out.split("(new session)", 1)[1]
+    assert "Session on " in after_end, "the new thread's prompt carries the episode"
+    assert "RAG chunking" in after_end
+    assert "Asks" in after_end or "prefers short answers" in after_end.lower()
 
 
 def test_memory_forget_prints_counts_as_json(database_uri: str) -> None:

@@ -34,7 +34,7 @@ def test_export_holds_every_store_with_fact_history_and_transcripts(
     assert lisbon["replaces"] == [porto["id"]]
     assert facts["ana prefers tea"]["status"] == "live"
     assert "embedding" not in facts["ana prefers tea"]
-    assert document["profile"][0]["value"] == "Ana"
+    assert document["profile"][0]["fields"]["name"][0]["value"] == "Ana"
     assert document["episodes"][0]["summary"] == "ana asked about a refund"
     assert [w["id"] for w in document["workflows"]] == [ids["workflow"]]
     assert [r["order_id"] for r in document["refunds"]] == ["8842-B"]

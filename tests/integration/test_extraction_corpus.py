@@ -1,5 +1,6 @@
-"""The labelled corpus through a whole background job: no raw PII in any table or in what the
-long-term store receives (its embedding input), no instruction stored, every benign fact kept."""
+"""The labelled corpus through a whole background job and the real long-term engine (embedding
+through the real OpenAI client to the scripted server): no raw PII in any table or in any text
+sent to the embedder, no instruction stored, every benign fact kept."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ from psycopg import sql
 from psycopg_pool import ConnectionPool
 
 from recollect.memory.db import CONNECTION_KWARGS
+from recollect.memory.fact_writer import EngineWriter
 from recollect.memory.jobs import BufferedMessage, Debounce, enqueue
 from recollect.memory.worker import Worker, WorkerSettings
 from recollect.state.scope import Scope
 from tests.support.db import superuser_conninfo
-from tests.support.extraction import TableWriter, fact, remembered
+from tests.support.extraction import fact
 from tests.support.fact_corpus import BENIGN, INJECTIONS, PII
+from tests.support.memory import memory_over
 from tests.support.scripted_openai import ScriptedOpenAI
 
 SCOPE = Scope.for_user("acme", "corpus")
@@ -49,19 +52,27 @@ def test_corpus_through_the_write_path(
     scripted_llm.reply_json(
         {"facts": [fact(text, sources=[f"m-{n}"]) for n, text in enumerate(texts)]}
     )
-    writer = TableWriter(pool)
-    [outcome] = Worker(pool, writer, WorkerSettings(backoff_s=0)).drain()
+    memory = memory_over(pool, scripted_llm)
+    [outcome] = Worker(pool, EngineWriter(memory), WorkerSettings(backoff_s=0)).drain()
     assert outcome.status == "done"
     everything = _every_row_as_text(pool)
-    stored = [row["text"] for row in remembered(pool)]
+    stored = [f.text for f in memory.facts(SCOPE)]
+    embedded = [
+        text
+        for request in scripted_llm.embedding_requests
+        for text in ([request["input"]] if isinstance(request["input"], str) else request["input"])
+    ]
+    assert len(embedded) >= len(stored) > 0, "every stored fact went through the embedder"
+    assert all(isinstance(text, str) for text in embedded)
     leaked_to_tables = [raw for _, raw in PII if raw in everything]
-    leaked_to_store = [raw for _, raw in PII if any(raw in text for text in stored)]
+    leaked_to_store = [raw for _, raw in PII if any(raw in text for text in embedded)]
     injections_stored = [text for text in INJECTIONS if text in stored]
     benign_kept = [text for text in BENIGN if text in stored]
     print(
         f"\nwrite path: {len(PII)} PII facts -> {len(leaked_to_tables)} raw values in any table, "
-        f"{len(leaked_to_store)} in store input; {len(INJECTIONS)} injections -> "
-        f"{len(injections_stored)} stored; {len(BENIGN)} benign -> {len(benign_kept)} stored"
+        f"{len(leaked_to_store)} in {len(embedded)} embedding inputs; "
+        f"{len(INJECTIONS)} injections -> {len(injections_stored)} stored; "
+        f"{len(BENIGN)} benign -> {len(benign_kept)} stored"
     )
     assert leaked_to_tables == []
     assert leaked_to_store == []

@@ -13,6 +13,7 @@ from psycopg_pool import ConnectionPool
 
 from recollect.graphs.agent import make_graph, thread_config, user_turn
 from recollect.memory import jobs
+from recollect.memory.fact_writer import EngineWriter
 from recollect.memory.review import ReviewItemNotFoundError, accept, list_candidates, reject
 from recollect.memory.shared_pool import use_pool
 from recollect.memory.tenancy import scoped
@@ -27,6 +28,7 @@ from tests.support.extraction import (
     one_fact_per_user_line,
     remembered,
 )
+from tests.support.memory import memory_over
 from tests.support.scripted_openai import Reply, ScriptedOpenAI
 
 SCOPE = Scope.for_user("acme", "dana")
@@ -69,11 +71,20 @@ def test_graph_queues_and_worker_stores_reviews_and_rejects(
             ]
         }
     )
-    writer = TableWriter(app)
-    [outcome] = Worker(app, writer, FAST).drain()
+    memory = memory_over(app, scripted_llm)
+    [outcome] = Worker(app, EngineWriter(memory), FAST).drain()
     assert (outcome.stored, outcome.review, outcome.rejected) == (2, 1, 2)
-    assert [r["text"] for r in remembered(app)] == ["Prefers TypeScript", "Email is [EMAIL]"]
-    assert remembered(app)[0]["source_ids"] == [human_id]
+    facts = memory.facts(SCOPE)
+    assert [f.text for f in facts] == ["Prefers TypeScript", "Email is [EMAIL]"]
+    assert facts[0].source_ids == (human_id,)
+    stored_ids = {
+        r["text"]: r["fact_id"]
+        for r in _rows(app, "SELECT text, fact_id FROM fact_candidates WHERE status = 'stored'")
+    }
+    assert stored_ids == {f.text: f.id for f in facts}, "the ledger points at the engine's facts"
+    embedded = [t for r in scripted_llm.embedding_requests for t in r["input"]]
+    assert "Email is [EMAIL]" in embedded
+    assert not any("dana@example.com" in text for text in embedded)
     prompt = scripted_llm.last_messages()
     assert "durable" in prompt[0]["content"].lower()
     assert f"[{human_id}] user: I'm Dana" in prompt[-1]["content"]
@@ -95,14 +106,17 @@ def test_a_turn_is_never_extracted_twice(
 ) -> None:
     scripted_llm.set_default(one_fact_per_user_line())
     agent = make_graph(checkpointer=checkpointer)
-    writer = TableWriter(app)
-    worker = Worker(app, writer, FAST)
+    memory = memory_over(app, None)
+    worker = Worker(app, EngineWriter(memory), FAST)
     _say(agent, "t-once", "I like tea")
     worker.drain()
     _say(agent, "t-once", "I like cake")
     worker.drain()
     assert worker.drain() == []
-    assert [r["text"] for r in remembered(app)] == ["Said: I like tea", "Said: I like cake"]
+    stored = memory.facts(SCOPE)
+    assert [f.text for f in stored] == ["Said: I like tea", "Said: I like cake"]
+    counts = _rows(app, "SELECT reinforcement_count FROM facts ORDER BY learned_at")
+    assert [r["reinforcement_count"] for r in counts] == [0, 0], "nothing was written twice"
     extraction_prompts = [r for r in scripted_llm.chat_requests if is_extraction(r)]
     assert "I like tea" not in extraction_prompts[1]["messages"][-1]["content"]
 
@@ -240,15 +254,18 @@ def test_review_queue_accepts_and_rejects(
             ]
         }
     )
-    writer = TableWriter(app)
+    memory = memory_over(app, None)
+    writer = EngineWriter(memory)
     Worker(app, writer, FAST).drain()
-    assert remembered(app) == []
+    assert memory.facts(SCOPE) == []
     rust, zig = list_candidates(app, SCOPE)
     assert rust.reasons == ("low confidence: 0.50 < 0.70",)
-    assert accept(app, SCOPE, rust.id, writer) is not None
+    fact_id = accept(app, SCOPE, rust.id, writer)
     reject(app, SCOPE, zig.id)
     assert list_candidates(app, SCOPE) == []
-    assert [r["text"] for r in remembered(app)] == ["May learn Rust"]
+    [stored] = memory.facts(SCOPE)
+    assert (stored.id, stored.text) == (fact_id, "May learn Rust")
+    assert memory.recall(SCOPE, "learn Rust").facts[0].fact.id == fact_id
     with pytest.raises(ReviewItemNotFoundError, match="not awaiting review"):
         reject(app, SCOPE, zig.id)
     with pytest.raises(ReviewItemNotFoundError, match="does not exist"):
