@@ -18,16 +18,8 @@ from langgraph.prebuilt import ToolRuntime
 
 from recollect.graphs.approvals import process_approvals
 from recollect.memory.errors import RecollectError
+from recollect.nodes.context import context_of
 from recollect.state.context import Context
-
-
-def _context(runtime: ToolRuntime[Context]) -> Context:
-    ctx = runtime.context
-    if ctx is None:
-        return Context()
-    if isinstance(ctx, dict):
-        return Context(**ctx)
-    return ctx
 
 
 @tool
@@ -40,7 +32,7 @@ def request_refund(order_id: str, amount: float, reason: str, runtime: ToolRunti
         amount: how much to refund, in the order's currency (e.g. 249.00).
         reason: why, in the user's words.
     """
-    ctx = _context(runtime)
+    ctx = context_of(runtime)
     thread = (runtime.config.get("configurable") or {}).get("thread_id")
     try:
         view = process_approvals().request(
@@ -73,7 +65,7 @@ def refund_status(request_id: str, runtime: ToolRuntime[Context]) -> str:
     Args:
         request_id: the id `request_refund` returned.
     """
-    ctx = _context(runtime)
+    ctx = context_of(runtime)
     try:
         view = process_approvals().show(request_id, org_id=ctx.org_id, viewer=ctx.user_id)
     except RecollectError as exc:
