@@ -26,8 +26,10 @@ from recollect.memory import migrations
 from recollect.memory.db import CONNECTION_KWARGS, open_pool, with_database
 from recollect.memory.roles import app_uri
 from recollect.memory.shared_pool import install_process_pool
+from recollect.memory.tenancy import scoped
 from recollect.memory.worker import Worker, WorkerSettings, start_background
 from recollect.state.context import Context
+from recollect.state.scope import Scope
 from tests.support.extraction import is_extraction
 from tests.support.scripted_openai import JsonDict, Reply, ScriptedOpenAI, echo_responder
 
@@ -121,7 +123,7 @@ def _measure(
     finally:
         stop.set()
         background.join()
-    with pool.connection() as conn:
+    with scoped(pool, Scope.for_user(Context().org_id, "bench")) as conn:  # jobs are under RLS
         row = conn.execute(
             "SELECT count(*) AS n FROM memory_jobs "
             "WHERE status = 'done' AND thread_id = 'background-thread'"
