@@ -75,7 +75,8 @@ def test_demo_runs_a_multi_session_conversation(database_uri: str) -> None:
     third = out.split("Session 3")[1]
     recalled = [line for line in third.splitlines() if "· recalled" in line]
     assert any("Frontend moved to React 19" in line for line in recalled), third
-    assert any("Deploys to Kubernetes on GCP" in line for line in recalled), third
+    # the background extractor and the hand-fed fact race to word it first; either wording
+    assert any("deploys to kubernetes on gcp" in line.lower() for line in recalled), third
     assert not any("React 16" in line for line in recalled if "[episode]" not in line), third
     assert "(thread has 0 checkpointed messages)" in third  # known only from long-term memory
     # the preference came through the real pipeline: extracted in the background, stored by
