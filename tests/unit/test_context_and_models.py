@@ -61,4 +61,4 @@ def test_database_uri_precedence(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_uri_helpers() -> None:
     assert redact_password("postgresql://u:pw@h:5432/d") == "postgresql://u:***@h:5432/d"
     assert redact_password("postgresql://u@h/d") == "postgresql://u@h/d"
-    assert with_database("postgresql://u@/a?host=/tmp/s", "b") == "postgresql://u@/b?host=/tmp/s"
+    assert with_database("postgresql://u@/a?host=/run/pg", "b") == "postgresql://u@/b?host=/run/pg"
