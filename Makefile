@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+LOCOMO ?= ../shared/data/locomo/locomo_dev.json
 
 .PHONY: demo test lint format typecheck unit integration e2e dev bench clean
 
@@ -43,10 +44,11 @@ dev: $(STAMP)
 
 bench: $(STAMP)
 	mkdir -p bench/out
-	@for module in $$(ls bench/*.py | grep -v __init__ | xargs -n1 basename | sed 's/\.py$$//'); do \
-		echo "== bench.$$module"; \
-		$(BIN)/python -m bench.$$module --json bench/out/$$module.json || exit 1; \
-	done
+	$(BIN)/python -m bench.growth --turns 300 --json bench/out/growth.json
+	$(BIN)/python -m bench.extraction_latency --json bench/out/extraction_latency.json
+	$(BIN)/python -m bench.approval_overhead --json bench/out/approval_overhead.json
+	$(BIN)/python -m bench.locomo --data $(LOCOMO) --json bench/out/locomo.json
+	$(BIN)/python -m bench.recall_latency --json bench/out/recall_latency.json  # ~25 min at 1M
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache
