@@ -9,30 +9,26 @@ from __future__ import annotations
 
 import random
 import time
-from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
 from psycopg import sql
 from psycopg_pool import ConnectionPool
 
-from recollect.memory import jobs
 from recollect.memory.approval_store import (
-    NewWorkflow,
-    apply_refund,
     find_workflow,
     list_workflows,
-    record_workflow,
     workflow_detail,
 )
 from recollect.memory.facts import LongTermMemory
 from recollect.memory.review import list_candidates
 from recollect.memory.tenancy import scoped
 from recollect.memory.threads import claim_thread, list_threads
-from recollect.state.approval import AuditEntry, RefundRequest
+from recollect.state.approval import RefundRequest
 from recollect.state.memory import FactCategory, NewEpisode, NewFact, ProfileEntry
 from recollect.state.scope import ORG_OWNER, Scope
 from tests.support.db import all_rows
+from tests.support.tenant_data import queue_job_and_refund
 
 ORGS, USERS_PER_ORG, FACTS_PER_USER, READS = 5, 10, 20, 10_000
 DIM = 8
@@ -81,30 +77,8 @@ def _populate(pool: ConnectionPool[Any], rng: random.Random) -> None:
         with scoped(pool, scope) as conn:
             conn.execute(INSERT_CANDIDATE, {"org_id": scope.org_id, "user_id": scope.user_id,
                                             "text": f"{tag} maybe likes jazz"})  # fmt: skip
-        jobs.enqueue(
-            pool,
-            scope,
-            f"{tag}/chat",
-            [jobs.BufferedMessage(f"{tag}-m1", "user", "I like tea")],
-            debounce=jobs.Debounce(),
-        )
-        workflow = f"{scope.org_id}-{scope.user_id}"
         request = RefundRequest(order_id="o-1", amount=Decimal("5"), reason="broken")
-        record_workflow(
-            pool,
-            scope,
-            NewWorkflow(
-                id=workflow,
-                thread_id=f"approval-{workflow}",
-                kind="refund",
-                request=request,
-                origin_thread_id=f"{tag}/chat",
-                created=AuditEntry(transition="create", from_state=None, to_state="draft",
-                                   actor=scope.user_id, at="2026-01-01T00:00:00+00:00",
-                                   note=None),
-            ),
-        )  # fmt: skip
-        apply_refund(pool, scope, workflow, request, "lead", datetime.now(UTC))
+        queue_job_and_refund(pool, scope, f"{tag}/chat", f"{scope.org_id}-{scope.user_id}", request)
 
 
 def _owners(rows: list[Any]) -> set[tuple[str, str]]:

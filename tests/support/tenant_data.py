@@ -59,6 +59,16 @@ def populate_user(
     ctx = Context(user_id=scope.user_id, org_id=scope.org_id)
     for text in ("hello", "my order is 8842-B"):
         agent.invoke(user_turn(text), config=thread_config(thread), context=ctx)
+    workflow = f"wf-{scope.org_id}-{tag}"
+    request = RefundRequest(order_id="8842-B", amount=Decimal("12.50"), reason="arrived broken")
+    queue_job_and_refund(pool, scope, thread, workflow, request)
+    return {"thread": thread, "workflow": workflow, "approval_thread": f"approval-{workflow}"}
+
+
+def queue_job_and_refund(
+    pool: ConnectionPool[Any], scope: Scope, thread: str, workflow: str, request: RefundRequest
+) -> None:
+    """A queued extraction job for `thread`, and an executed refund workflow started from it."""
     jobs.enqueue(
         pool,
         scope,
@@ -66,8 +76,6 @@ def populate_user(
         [jobs.BufferedMessage(f"{thread}-m1", "user", "I like tea")],
         debounce=jobs.Debounce(),
     )
-    workflow = f"wf-{scope.org_id}-{tag}"
-    request = RefundRequest(order_id="8842-B", amount=Decimal("12.50"), reason="arrived broken")
     record_workflow(
         pool,
         scope,
@@ -82,4 +90,3 @@ def populate_user(
         ),
     )  # fmt: skip
     apply_refund(pool, scope, workflow, request, "lead", datetime.now(UTC))
-    return {"thread": thread, "workflow": workflow, "approval_thread": f"approval-{workflow}"}
