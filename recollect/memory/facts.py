@@ -27,7 +27,7 @@ from recollect.memory.profile import (
 )
 from recollect.memory.recall import recall as recall_scope
 from recollect.memory.recipe import RecallRecipe
-from recollect.memory.rerank import Reranker
+from recollect.memory.rerank import Reranker, rerank_text
 from recollect.memory.supersession import ContradictionJudge, Neighbour, decide
 from recollect.memory.tenancy import scoped
 from recollect.memory.vectors import Vector, VectorTypes, checked, embed_texts, literal
@@ -103,8 +103,8 @@ class LongTermMemory:
     `embedder` is any LangChain `Embeddings` (None: lexical recall only); `judge` decides the
     contradictions the cheap rule cannot (None: such facts are kept side by side); `reranker`
     re-scores the fused head of a recall when the recipe's `rerank_limit` asks for it (a
-    reranker with a `warm` method gets each fact's text at write time, so recall finds the
-    fact side already encoded).
+    reranker with a `warm` method gets each fact, dated as it will read it, at write time, so
+    recall finds the fact side already encoded).
     """
 
     def __init__(
@@ -159,7 +159,7 @@ class LongTermMemory:
         learned_at = aware(fact.learned_at, "learned_at")
         if vector is None:
             vector = embed_texts(self.embedder, [text])[0]
-        self._warm([text])
+        self._warm([rerank_text(text, learned_at)])
         conn.execute(sql.LOCK_USER, params)
         rows = self._neighbours(conn, scope, params, text, fact, vector)
         decision = decide(
@@ -318,7 +318,12 @@ class LongTermMemory:
                 for row in rows:
                     copy.write_row(row)
             conn.execute(sql.MOVE_INGESTED_FACTS)
-        self._warm(texts)
+        self._warm(
+            [
+                rerank_text(text, aware(fact.learned_at, "learned_at"))
+                for fact, text in zip(facts, texts, strict=True)
+            ]
+        )
         return len(rows)
 
     def forget(self, scope: Scope, fact_id: str) -> bool:

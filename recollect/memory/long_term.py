@@ -17,7 +17,7 @@ from recollect.memory.facts import LongTermMemory
 from recollect.memory.recipe import RecallRecipe
 from recollect.memory.rerank import load_reranker
 
-DEFAULT_RERANK_LIMIT = 20
+DEFAULT_RERANK_LIMIT = 40
 """How many fused candidates a configured reranker re-scores (measured in `bench.locomo`)."""
 
 

@@ -4,7 +4,8 @@ benchmark and the unit tests.
 Stages, each read from the `RecallRecipe`:
 1. reciprocal rank fusion of the candidate lists, weighted per method and normalised to [0, 1]
    by the best score a fact could get (first in every list);
-2. optional re-scoring of the fused top `rerank_limit` by a `Reranker`;
+2. optional re-scoring of the fused top `rerank_limit` by a `Reranker`, which reads each fact
+   dated as the prompt shows it (`rerank.rerank_text`);
 3. a composite with recency (`0.5 ** (age_days / half_life)`, half-life per category) and
    confidence, so a fresh fact beats a stale one of equal relevance.
 """
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from recollect.memory.recipe import Candidate, Method, RecallRecipe
-from recollect.memory.rerank import Reranker
+from recollect.memory.rerank import Reranker, rerank_text
 
 _SECONDS_PER_DAY = 86_400.0
 
@@ -85,7 +86,9 @@ def rank(
     raw_rerank: dict[int, float] = {}
     if reranker is not None and recipe.rerank_limit > 0 and candidates:
         head = order[: recipe.rerank_limit]
-        scores = reranker.score(query, [candidates[i].text for i in head])
+        scores = reranker.score(
+            query, [rerank_text(candidates[i].text, candidates[i].learned_at) for i in head]
+        )
         if len(scores) != len(head):
             raise ValueError(f"reranker returned {len(scores)} scores for {len(head)} texts")
         raw_rerank = dict(zip(head, scores, strict=True))

@@ -19,7 +19,7 @@ from recollect.memory.embeddings import init_embeddings
 from recollect.memory.facts import LongTermMemory
 from recollect.memory.long_term import DEFAULT_RERANK_LIMIT, configured_memory
 from recollect.memory.recipe import Method, RecallRecipe
-from recollect.memory.rerank import Reranker
+from recollect.memory.rerank import Reranker, rerank_text
 from recollect.state.memory import FactCategory, NewFact
 from recollect.state.scope import Scope
 
@@ -117,7 +117,10 @@ def test_the_reranker_runs_when_the_recipe_asks_and_is_warmed_at_write(
     assert isinstance(reranker, Reranker)
     memory = LongTermMemory(pool, embedder=init_embeddings("offline"), reranker=reranker)
     ingest(memory)
-    assert reranker.warmed == [text for text, _, _ in FACTS]
+    # Warmed as the reranker will read them: dated.
+    assert reranker.warmed == [
+        rerank_text(text, NOW - timedelta(days=age)) for text, _, age in FACTS
+    ]
     memory.recall(ANA, "Ana cat", now=NOW)
     assert reranker.scored == []  # the default recipe does not rerank
     recipe = RecallRecipe(rerank_limit=2, rerank_weight=1.0)

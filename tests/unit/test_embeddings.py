@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from datetime import UTC, datetime
 
 import pytest
 
@@ -13,7 +14,7 @@ from recollect.memory.embeddings import (
     init_embeddings,
 )
 from recollect.memory.errors import ConfigurationError
-from recollect.memory.rerank import load_reranker
+from recollect.memory.rerank import load_reranker, rerank_text
 
 
 def test_default_is_the_offline_model(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -64,15 +65,28 @@ def test_unknown_reranker_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     assert load_reranker() is None
 
 
-def test_packaged_reranker_prefers_the_fact_that_answers(monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("sentence_transformers", reason="needs the `rerank` extra")
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    reranker = load_reranker("late-interaction")
+@pytest.mark.parametrize("name", ["late-interaction", "cross-encoder"])
+def test_packaged_rerankers_prefer_the_fact_that_answers(name: str) -> None:
+    pytest.importorskip("onnxruntime", reason="needs the `rerank` extra")
+    reranker = load_reranker(name)
     assert reranker is not None
     scores = reranker.score(
         "What instrument does Ana play?",
         ["Ana plays the cello in a quartet.", "Ana moved to Lisbon last spring.", ""],
     )
     assert len(scores) == 3
-    assert scores[0] > scores[1]
+    assert scores[0] > scores[1] > scores[2]
     assert reranker.score("anything", []) == []
+
+
+def test_a_dated_fact_helps_a_when_question() -> None:
+    pytest.importorskip("onnxruntime", reason="needs the `rerank` extra")
+    reranker = load_reranker("late-interaction")
+    assert reranker is not None
+    when = datetime(2023, 5, 7, tzinfo=UTC)
+    assert rerank_text("Ana ran a charity race.", when) == "7 May 2023: Ana ran a charity race."
+    dated, plain = reranker.score(
+        "When did Ana run a charity race?",
+        [rerank_text("Ana ran a charity race.", when), "Ana ran a charity race."],
+    )
+    assert dated > plain

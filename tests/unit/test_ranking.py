@@ -141,7 +141,11 @@ def test_reranker_reorders_only_the_head() -> None:
         recency_weight=0.0, confidence_weight=0.0,
     )  # fmt: skip
     ranked = rank("blue guitar", candidates, recipe, NOW, reranker)
-    assert reranker.calls == [["unrelated words", "the blue guitar", "blue guitar strings"]]
+    # The reranker reads the head, each fact dated as the prompt shows it.
+    assert reranker.calls == [
+        ["1 June 2026: unrelated words", "1 June 2026: the blue guitar",
+         "1 June 2026: blue guitar strings"]
+    ]  # fmt: skip
     assert [r.id for r in ranked] == ["b", "c", "a", "d"]
     assert ranked[0].rerank_score == 2.0
     assert ranked[-1].rerank_score is None
