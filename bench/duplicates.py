@@ -240,11 +240,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         },
         "locomo": None,
     }
-    data = args.data if args.data.is_absolute() else Path(__file__).resolve().parents[1] / args.data
+    data = args.data
+    if not data.exists() and not data.is_absolute():  # the default is relative to the repo root
+        data = Path(__file__).resolve().parents[1] / data
     if data.exists():
         result["locomo"] = locomo(data, args.embeddings)
     else:
-        print(f"skipping LoCoMo: {data} not found (pass --data)", file=sys.stderr)
+        print(f"skipping LoCoMo: {args.data} not found (pass --data PATH)", file=sys.stderr)
     return result
 
 
