@@ -36,6 +36,8 @@ class OfflineE5Embeddings(Embeddings):
     """multilingual-e5-small (4-bit) in-process; one engine per process, calls serialised."""
 
     dimensions = OFFLINE_DIMENSIONS
+    near_duplicate_similarity = 0.94
+    """Above the 99th percentile of unrelated facts' cosine (measured in `bench.duplicates`)."""
 
     def __init__(self) -> None:
         try:
@@ -62,6 +64,8 @@ class MiniLMEmbeddings(Embeddings):
     """all-MiniLM-L6-v2 from its wheel through sentence-transformers, offline."""
 
     dimensions = OFFLINE_DIMENSIONS
+    near_duplicate_similarity = 0.85
+    """MiniLM spreads cosines wider than e5 (measured in `bench.duplicates`)."""
 
     def __init__(self) -> None:
         self._model = _load_minilm()

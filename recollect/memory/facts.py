@@ -17,6 +17,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from recollect.memory import fact_sql as sql
+from recollect.memory.duplicates import near_duplicate_similarity
 from recollect.memory.fact_schema import MAX_ID_LENGTH
 from recollect.memory.profile import (
     Profile,
@@ -104,7 +105,9 @@ class LongTermMemory:
     contradictions the cheap rule cannot (None: such facts are kept side by side); `reranker`
     re-scores the fused head of a recall when the recipe's `rerank_limit` asks for it (a
     reranker with a `warm` method gets each fact, dated as it will read it, at write time, so
-    recall finds the fact side already encoded).
+    recall finds the fact side already encoded). `near_duplicate` is the cosine from which a new
+    fact may reinforce a stored one instead of being inserted (the words must agree too); by
+    default the embedder's own measured value (`recollect.memory.duplicates`).
     """
 
     def __init__(
@@ -116,10 +119,16 @@ class LongTermMemory:
         recipe: RecallRecipe | None = None,
         reranker: Reranker | None = None,
         profile_policy: ProfilePolicy | None = None,
+        near_duplicate: float | None = None,
     ) -> None:
+        if near_duplicate is not None and not 0 < near_duplicate <= 1:
+            raise ValueError(f"near_duplicate must be in (0, 1], got {near_duplicate}")
         self.pool = pool
         self.profile_policy = profile_policy or ProfilePolicy.from_env()
         self.embedder = embedder
+        self.near_duplicate = (
+            near_duplicate if near_duplicate is not None else near_duplicate_similarity(embedder)
+        )
         self.judge = judge
         self.recipe = recipe or RecallRecipe()
         self.reranker = reranker
@@ -166,6 +175,7 @@ class LongTermMemory:
             text,
             fact.subject,
             [Neighbour(r["id"], r["text"], r["subject"], r["similarity"]) for r in rows],
+            near_duplicate=self.near_duplicate,
         )
         if decision.reinforce is not None:
             row = conn.execute(

@@ -1,6 +1,10 @@
 """How long facts live: per-category retention, soft delete with a recovery window, merging of
 near-duplicates, and the end of incognito sessions.
 
+A near-duplicate is merged only under the write path's own rule (`recollect.memory.duplicates`):
+a cosine within the embedder's threshold, and every content word, name, number and negation of
+the merged fact present in the one that keeps it.
+
 Maintenance spans every tenant, so it runs on the admin connection (the one migrations use:
 a superuser or a role with BYPASSRLS), never on the app's pool. Every step takes `now` as a
 parameter (default: `recollect.memory.clock.now()`), so a moved clock rehearses next year's run.
@@ -13,7 +17,6 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -23,6 +26,7 @@ from psycopg import Connection, Rollback
 from psycopg_pool import ConnectionPool
 
 from recollect.memory import clock
+from recollect.memory.duplicates import configured_near_duplicate_similarity, says_nothing_new
 from recollect.memory.errors import RecollectError
 from recollect.memory.tenancy import scoped
 from recollect.state.memory import FactCategory
@@ -86,10 +90,12 @@ WHERE a.superseded_by IS NULL AND a.deleted_at IS NULL
   AND b.superseded_by IS NULL AND b.deleted_at IS NULL
   AND a.embedding IS NOT NULL AND b.embedding IS NOT NULL
   AND vector_dims(a.embedding) = vector_dims(b.embedding)
+  AND (a.subject IS NULL OR b.subject IS NULL OR a.subject = b.subject)
   AND 1 - (a.embedding <=> b.embedding) >= %(threshold)s
 """
+"""Candidates only: the word test decides (two different subjects never merge, as on write)."""
 FACTS_BY_ID = """
-SELECT id::text AS id, category, confidence, reinforcement_count, learned_at,
+SELECT id::text AS id, category, text, confidence, reinforcement_count, learned_at,
        last_reinforced_at
 FROM facts WHERE id = ANY(%(ids)s::uuid[])
 """
@@ -141,7 +147,9 @@ class RetentionPolicy:
     """Soft-deleted facts can be restored this long; then they are deleted for good."""
     session_days: float = 1
     """Incognito facts outlive a session that was never ended by at most this long."""
-    duplicate_similarity: float = 0.92
+    duplicate_similarity: float | None = None
+    """Cosine from which two facts may be duplicates; None: the configured embedder's own
+    measured value (`RECOLLECT_EMBEDDINGS`, see `recollect.memory.duplicates`)."""
 
     @classmethod
     def from_env(cls) -> RetentionPolicy:
@@ -292,37 +300,50 @@ def _purge(
 def _merge_duplicates(
     conn: Connection[Any], policy: RetentionPolicy, now: datetime, report: MaintenanceReport
 ) -> None:
-    pairs = conn.execute(DUPLICATE_PAIRS, {"threshold": policy.duplicate_similarity}).fetchall()
+    threshold = policy.duplicate_similarity
+    if threshold is None:
+        threshold = configured_near_duplicate_similarity()
+    pairs = conn.execute(DUPLICATE_PAIRS, {"threshold": threshold}).fetchall()
     if not pairs:
         return
-    parent: dict[str, str] = {}
-
-    def root(x: str) -> str:
-        while parent.setdefault(x, x) != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
+    close: dict[str, set[str]] = {}
     for pair in pairs:
-        parent[root(pair["a"])] = root(pair["b"])
-    groups: dict[str, list[str]] = defaultdict(list)
-    for fact_id in list(parent):
-        groups[root(fact_id)].append(fact_id)
-    facts = {r["id"]: r for r in conn.execute(FACTS_BY_ID, {"ids": list(parent)}).fetchall()}
-    for members in groups.values():
-        ranked = sorted(
-            (facts[m] for m in members),
-            key=lambda r: (r["confidence"], r["reinforcement_count"], r["learned_at"], r["id"]),
-            reverse=True,
+        close.setdefault(pair["a"], set()).add(pair["b"])
+        close.setdefault(pair["b"], set()).add(pair["a"])
+    facts = {r["id"]: r for r in conn.execute(FACTS_BY_ID, {"ids": list(close)}).fetchall()}
+    ranked = sorted(
+        facts.values(),
+        key=lambda r: (r["confidence"], r["reinforcement_count"], r["learned_at"], r["id"]),
+        reverse=True,
+    )
+    rank = {r["id"]: i for i, r in enumerate(ranked)}
+    merged_into: dict[str, list[dict[str, Any]]] = {}
+    for fact in ranked:  # most confident first: a keeper is decided before what it absorbs
+        keeper = next(
+            (
+                facts[k]
+                for k in sorted(close[fact["id"]], key=rank.__getitem__)
+                if rank[k] < rank[fact["id"]]
+                and k in merged_into  # still live: a keeper, not itself merged away
+                and says_nothing_new(fact["text"], facts[k]["text"])
+            ),
+            None,
         )
-        keeper, others = ranked[0], ranked[1:]
+        if keeper is None:
+            merged_into[fact["id"]] = []
+        else:
+            merged_into[keeper["id"]].append(fact)
+    for keeper_id, others in merged_into.items():
+        if not others:
+            continue
+        keeper = facts[keeper_id]
         conn.execute(
-            MERGE_INTO, {"keeper": keeper["id"], "ids": [o["id"] for o in others], "now": now}
+            MERGE_INTO, {"keeper": keeper_id, "ids": [o["id"] for o in others], "now": now}
         )
         conn.execute(
             STRENGTHEN_KEEPER,
-            {"keeper": keeper["id"], "merged": len(others),
-             "latest": max(o["last_reinforced_at"] for o in ranked)},
+            {"keeper": keeper_id, "merged": len(others),
+             "latest": max(o["last_reinforced_at"] for o in [keeper, *others])},
         )  # fmt: skip
         report.category(keeper["category"]).merged += len(others)
 

@@ -1,7 +1,8 @@
 """Deciding, before a write, whether an offered fact repeats, replaces or joins what is known.
 
 The cheap rule runs first: identical wording reinforces; the same subject with another value
-supersedes; a near-identical embedding with the same numbers reinforces. Only a related fact
+supersedes; a repeat (an embedding within the embedder's near-duplicate threshold and words
+that add nothing: `recollect.memory.duplicates`) reinforces. Only a related fact
 that the rule cannot place (no shared subject to compare) goes to a judge: a model's
 structured yes/no.
 """
@@ -18,13 +19,16 @@ from typing import Protocol
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
+from recollect.memory.duplicates import UNKNOWN_EMBEDDER_SIMILARITY, is_repeat
+from recollect.memory.duplicates import numbers as numbers  # part of this module's interface
+
 log = logging.getLogger(__name__)
 
 _NON_WORD = re.compile(r"\W+")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
-NEAR_DUPLICATE_SIMILARITY = 0.92
-"""Cosine above which two same-category facts with the same numbers say the same thing."""
+NEAR_DUPLICATE_SIMILARITY = UNKNOWN_EMBEDDER_SIMILARITY
+"""Cosine from which a fact may repeat another when the caller does not say (the write path
+passes its embedder's own: `near_duplicate_similarity`)."""
 RELATED_SIMILARITY = 0.3
 """Cosine above which an unplaceable neighbour is worth asking the judge about."""
 JUDGE_LIMIT = 2
@@ -64,11 +68,6 @@ def normalise(text: str) -> str:
     return _NON_WORD.sub(" ", text.lower()).strip()
 
 
-def numbers(text: str) -> frozenset[str]:
-    """Versions, amounts and dates: a change in any of them is a change of value."""
-    return frozenset(_NUMBER.findall(text))
-
-
 def decide(
     text: str,
     subject: str | None,
@@ -77,19 +76,17 @@ def decide(
     near_duplicate: float = NEAR_DUPLICATE_SIMILARITY,
     related: float = RELATED_SIMILARITY,
 ) -> Decision:
-    """Apply the cheap rule to the neighbours the write path fetched."""
+    """Apply the cheap rule to the neighbours the write path fetched.
+
+    `near_duplicate` is the cosine from which a neighbour may be the same fact; the words
+    must agree as well (`recollect.memory.duplicates.says_nothing_new`)."""
     wording = normalise(text)
     for n in neighbours:
         if normalise(n.text) == wording:
             return Decision(reinforce=n.id)
-    values = numbers(text)
 
     def paraphrase(n: Neighbour) -> bool:
-        return (
-            n.similarity is not None
-            and n.similarity >= near_duplicate
-            and numbers(n.text) == values
-        )
+        return is_repeat(text, n.text, n.similarity, near_duplicate)
 
     same_subject = [n for n in neighbours if subject and n.subject == subject]
     if same_subject:

@@ -117,24 +117,30 @@ def test_near_duplicates_merge_into_the_most_confident_and_stay_in_history(
 ) -> None:
     memory = LongTermMemory(pool)
     facts = [
-        _fact("likes green tea", FactCategory.PREFERENCE, 0.7),
+        _fact("The user enjoys green tea", FactCategory.PREFERENCE, 0.7),
         _fact("enjoys green tea", FactCategory.PREFERENCE, 0.95),
-        _fact("drinks green tea daily", FactCategory.PREFERENCE, 0.8),
+        _fact("really enjoys green tea", FactCategory.PREFERENCE, 0.8),
+        _fact("drinks green tea daily", FactCategory.PREFERENCE, 0.9),
         _fact("hates flying", FactCategory.PREFERENCE, 0.9),
     ]
     near = [1.0, 0.0, 0.0]
-    memory.ingest(ANA, facts, [near, [0.99, 0.05, 0.0], [0.98, 0.0, 0.05], [0.0, 1.0, 0.0]])
-    memory.ingest(BO, [_fact("likes green tea", FactCategory.PREFERENCE, 0.7)], [near])
+    vectors = [near, [0.99, 0.05, 0.0], [0.98, 0.0, 0.05], [0.99, 0.0, 0.05], [0.0, 1.0, 0.0]]
+    memory.ingest(ANA, facts, vectors)
+    memory.ingest(BO, [_fact("enjoys green tea", FactCategory.PREFERENCE, 0.7)], [near])
 
     report = run_maintenance(admin, RetentionPolicy(), now=T0 + DAY)
 
     assert report.categories["preference"].merged == 2
-    assert _live(pool, ANA) == {"enjoys green tea", "hates flying"}
-    assert _live(pool, BO) == {"likes green tea"}, "another user's twin is never merged"
+    assert _live(pool, ANA) == {"enjoys green tea", "drinks green tea daily", "hates flying"}, (
+        "a close vector that says more (drinks, daily) is another fact"
+    )
+    assert _live(pool, BO) == {"enjoys green tea"}, "another user's twin is never merged"
     history = {f.text: f for f in memory.facts(ANA, include_superseded=True)}
     keeper = history["enjoys green tea"].id
-    assert history["likes green tea"].superseded_by == keeper
-    assert history["drinks green tea daily"].superseded_by == keeper
+    assert history["The user enjoys green tea"].superseded_by == keeper
+    assert history["really enjoys green tea"].superseded_by == keeper
+    counts = all_rows(pool, "SELECT text, reinforcement_count FROM facts WHERE user_id = 'ana'")
+    assert {r["text"]: r["reinforcement_count"] for r in counts}["enjoys green tea"] == 2
 
 
 def test_restore_refuses_bad_ids_and_live_facts(
@@ -182,3 +188,16 @@ def test_incognito_facts_stay_in_their_session_and_end_with_it(
     assert report.categories["goal"].purged == 1, "an unended session is purged by maintenance"
     with pytest.raises(ValueError, match="session scope"):
         end_session(pool, ANA)
+
+
+def test_facts_about_different_subjects_are_never_merged(
+    pool: ConnectionPool[Any], admin: psycopg.Connection[Any]
+) -> None:
+    memory = LongTermMemory(pool)
+    editor = NewFact(text="prefers dark mode", category=FactCategory.PREFERENCE,
+                     subject="editor_theme", learned_at=T0)  # fmt: skip
+    terminal = editor.model_copy(update={"subject": "terminal_theme"})
+    memory.ingest(ANA, [editor, terminal], [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0]])
+    report = run_maintenance(admin, RetentionPolicy(duplicate_similarity=0.5), now=T0 + DAY)
+    assert report.categories["preference"].merged == 0
+    assert len(memory.facts(ANA)) == 2
