@@ -38,6 +38,7 @@ from recollect.memory import migrations
 from recollect.memory.db import CONNECTION_KWARGS, open_pool, start_embedded
 from recollect.memory.facts import LongTermMemory
 from recollect.memory.recipe import RecallRecipe
+from recollect.memory.roles import app_uri
 from recollect.memory.vectors import literal
 from recollect.state.memory import FactCategory, NewFact
 from recollect.state.scope import Scope
@@ -326,7 +327,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     corpus = Corpus(args.facts, args.users, args.dim, large=args.large_user_facts)
     print(f"{args.facts:,} facts, {args.users:,} users, dim {args.dim}; "
           f"large user {corpus.large_n:,} facts, small user {corpus.small_n}")  # fmt: skip
-    pool = open_pool(uri, max_size=2, name="bench")
+    # The app's own role, behind row-level security, as every recall in production runs.
+    pool = open_pool(app_uri(uri), max_size=2, name="bench")
     memory = LongTermMemory(pool, recipe=RecallRecipe(k=args.k))
     loaded = folder / "loaded.json"
     if args.reuse and loaded.exists():
