@@ -28,10 +28,13 @@ _POSTGRES_SCHEMES = ("postgresql://", "postgres://", "host=", "dbname=")
 
 CONNECTION_KWARGS: dict[str, Any] = {
     "autocommit": True,
-    "prepare_threshold": None,
+    "prepare_threshold": 0,
     "row_factory": dict_row,
 }
-"""What LangGraph's Postgres checkpointer needs of a connection; our stores use the same."""
+"""What LangGraph's Postgres classes use (`from_conn_string`); our stores use the same. Every
+statement is prepared on first use, so a connection plans recall's queries once (several
+statements in one string, like a migration's, must pass `prepare=False`). Behind PgBouncer in
+transaction mode that needs PgBouncer 1.21+ with `max_prepared_statements` set."""
 
 
 def configured_uri() -> str | None:

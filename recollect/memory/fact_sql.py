@@ -235,6 +235,11 @@ VALUES (%(org_id)s, %(user_id)s, %(session_id)s, %(summary)s, %(occurred_at)s, %
 RETURNING id::text AS id
 """
 
+GENERIC_PLANS = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"
+"""Recall's statements are prepared once per connection and kept on their generic plan for the
+transaction: planning them cost ~0.45 ms of a ~2 ms recall, and one plan serves a 100-fact and a
+10,000-fact user alike (measured in `bench.recall_latency`)."""
+
 PROFILE_READ = """
 SELECT revision, schema_version, document, updated_at FROM profiles
 WHERE org_id = %(org_id)s AND user_id = %(user_id)s

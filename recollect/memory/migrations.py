@@ -286,7 +286,7 @@ def setup(conn: Connection[Any]) -> int:
         applied = current_version(conn)
         for migration in (m for m in MIGRATIONS if m.version > applied):
             with conn.transaction():
-                conn.execute(migration.sql)
+                conn.execute(migration.sql, prepare=False)  # several statements: never prepared
                 conn.execute(
                     "INSERT INTO recollect_migrations (version, name) VALUES (%s, %s)",
                     (migration.version, migration.name),

@@ -2,7 +2,8 @@
 
 Dense candidates are an exact cosine scan of the scope's live rows (per-user corpora are small:
 this beat an ANN index in `bench/recall_latency.py`); lexical candidates come from the GIN-indexed
-tsvector with any-word semantics. All statements of one recall go to the server in one pipeline.
+tsvector with any-word semantics. All statements of one recall, the transaction and its scope
+included, go to the server in one pipeline.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from recollect.memory.profile import from_row
 from recollect.memory.ranking import rank
 from recollect.memory.recipe import Candidate, Method, RecallRecipe
 from recollect.memory.rerank import Reranker
-from recollect.memory.tenancy import scoped
+from recollect.memory.tenancy import pipelined_scope
 from recollect.memory.vectors import Vector, VectorTypes
 from recollect.state.memory import (
     FactCategory,
@@ -103,10 +104,11 @@ def recall(
         params |= {"vector": Vector(vector), "dim": len(vector)}
     covered = vector is not None and len(vector) <= COVERED_MAX_DIM
     types = vector_types or VectorTypes()
-    with scoped(pool, scope) as conn:
+    with pool.connection() as conn:
         if dense:
-            types.register(conn)
-        results, profile = _candidate_rows(conn, scope, params, dense, lexical, covered)
+            types.register(conn)  # outside the pipeline: the first call looks the type up
+        with pipelined_scope(conn, scope):
+            results, profile = _candidate_rows(conn, scope, params, dense, lexical, covered)
 
     fact_rows: dict[str, dict[str, Any]] = {}
     facts = _candidates(
@@ -212,18 +214,19 @@ def _candidate_rows(
     lexical: bool,
     covered: bool,
 ) -> tuple[dict[tuple[str, Method], list[dict[str, Any]]], list[ProfileEntry]]:
-    """Every candidate list and the profile, sent to the server as one pipeline."""
-    with conn.pipeline():
-        profile_cur = conn.execute(sql.PROFILE_READ, params)
-        dense_cur = (
-            conn.execute((sql.DENSE if covered else sql.DENSE_WIDE)[scope.kind], params)
-            if dense
-            else None
-        )
-        lexical_cur = conn.execute(sql.LEXICAL[scope.kind], params) if lexical else None
-        profile = from_row(profile_cur.fetchone()).entries()
-        dense_rows = dense_cur.fetchall() if dense_cur else []
-        lexical_rows = lexical_cur.fetchall() if lexical_cur else []
+    """Every candidate list and the profile, queued on the caller's pipeline, then fetched.
+    The statements are prepared and run on generic plans (`sql.GENERIC_PLANS`)."""
+    conn.execute(sql.GENERIC_PLANS)
+    profile_cur = conn.execute(sql.PROFILE_READ, params, prepare=True)
+    dense_cur = (
+        conn.execute((sql.DENSE if covered else sql.DENSE_WIDE)[scope.kind], params, prepare=True)
+        if dense
+        else None
+    )
+    lexical_cur = conn.execute(sql.LEXICAL[scope.kind], params, prepare=True) if lexical else None
+    profile = from_row(profile_cur.fetchone()).entries()
+    dense_rows = dense_cur.fetchall() if dense_cur else []
+    lexical_rows = lexical_cur.fetchall() if lexical_cur else []
     results: dict[tuple[str, Method], list[dict[str, Any]]] = {}
     for method, rows, score in (
         (Method.DENSE, dense_rows, "similarity"),

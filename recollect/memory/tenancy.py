@@ -27,13 +27,24 @@ SELECT set_config('app.org_id', %(org_id)s, true),
 def scoped(pool: ConnectionPool[Any], scope: Scope) -> Iterator[Connection[Any]]:
     """A connection inside one transaction, scoped to `scope` until it commits or rolls back."""
     with pool.connection() as conn, conn.transaction():
-        conn.execute(
-            SET_SCOPE,
-            {
-                "org_id": scope.org_id,
-                "user_id": scope.user_id,
-                "session_id": scope.session_id or "",
-                "kind": scope.kind.value,
-            },
-        )
+        conn.execute(SET_SCOPE, scope_settings(scope))
         yield conn
+
+
+@contextmanager
+def pipelined_scope(conn: Connection[Any], scope: Scope) -> Iterator[Connection[Any]]:
+    """`scoped` for a read that sends all its statements at once: BEGIN, the scope, the reads
+    and COMMIT travel in one pipeline, two round trips in all instead of one per statement."""
+    with conn.pipeline(), conn.transaction():
+        conn.execute(SET_SCOPE, scope_settings(scope))
+        yield conn
+
+
+def scope_settings(scope: Scope) -> dict[str, str]:
+    """The transaction-local settings row-level security reads."""
+    return {
+        "org_id": scope.org_id,
+        "user_id": scope.user_id,
+        "session_id": scope.session_id or "",
+        "kind": scope.kind.value,
+    }

@@ -152,6 +152,60 @@ def test_configured_memory_follows_the_environment(
     assert DEFAULT_RERANK_LIMIT > 0
 
 
+def test_the_packaged_cross_encoder_reranks_through_the_engine(
+    pool: ConnectionPool[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("onnxruntime", reason="needs the `rerank` extra")
+    monkeypatch.setenv("RECOLLECT_EMBEDDINGS", "offline")
+    monkeypatch.setenv("RECOLLECT_RERANKER", "cross-encoder")
+    memory = configured_memory(pool)
+    assert memory.recipe.rerank_limit == DEFAULT_RERANK_LIMIT
+    ingest(memory)
+    found = memory.recall(ANA, "What is the name of Ana's cat?", now=NOW).facts
+    assert found[0].fact.source_ids == ("D1:1",)
+    assert all(f.rerank is not None for f in found)  # every live fact fits the head
+
+
+def test_late_interaction_finds_more_evidence_on_a_locomo_conversation(
+    pool: ConnectionPool[Any],
+) -> None:
+    """Quality can regress silently: one real conversation, with and without the reranker."""
+    pytest.importorskip("onnxruntime", reason="needs the `rerank` extra")
+    if not DATA.is_file():
+        pytest.skip(f"LoCoMo dev data not found beside the repository ({DATA.name})")
+    from recollect.memory.rerank import load_reranker
+
+    (conversation, *_) = load(DATA)
+    memory = LongTermMemory(
+        pool, embedder=init_embeddings("offline"), reranker=load_reranker("late-interaction")
+    )
+    memory.ingest(
+        conversation.scope,
+        [
+            NewFact(
+                text=f.text,
+                category=FactCategory.EVENT,
+                confidence=1.0,
+                source_ids=f.sources,
+                learned_at=f.learned_at,
+            )
+            for f in conversation.facts
+        ],
+    )
+    plain = RecallRecipe(k=10)
+    reranked = RecallRecipe(k=10, rerank_limit=DEFAULT_RERANK_LIMIT)
+    results: dict[str, list[list[tuple[str, ...]]]] = {"plain": [], "reranked": []}
+    for question in conversation.questions:
+        for name, recipe in (("plain", plain), ("reranked", reranked)):
+            found = memory.recall(
+                conversation.scope, question.text, recipe=recipe, now=conversation.now
+            )
+            results[name].append([f.fact.source_ids for f in found.facts])
+    plain_r5 = score(conversation.questions, results["plain"])["recall_at_5"]
+    reranked_r5 = score(conversation.questions, results["reranked"])["recall_at_5"]
+    assert reranked_r5 >= plain_r5 + 0.02, (plain_r5, reranked_r5)
+
+
 def test_scoring_counts_evidence_shares() -> None:
     from bench.locomo import Question
 

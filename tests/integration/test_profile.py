@@ -184,7 +184,7 @@ def test_the_migration_carries_key_value_profiles_over_as_version_1(postgres_ser
             before = [m for m in migrations.MIGRATIONS if m.name.startswith("long-term memory")]
             for migration in migrations.MIGRATIONS[: before[0].version]:
                 with conn.transaction():
-                    conn.execute(migration.sql)
+                    conn.execute(migration.sql, prepare=False)
                     conn.execute(
                         "INSERT INTO recollect_migrations (version, name) VALUES (%s, %s)",
                         (migration.version, migration.name),
