@@ -86,6 +86,19 @@ class Conversation:
         """Each conversation is one user's memory."""
         return Scope.for_user(ORG, f"conversation-{self.index}")
 
+    def new_facts(self) -> list[NewFact]:
+        """The observations as the engine ingests them: events, certain, learned that day."""
+        return [
+            NewFact(
+                text=f.text,
+                category=FactCategory.EVENT,
+                confidence=1.0,
+                source_ids=f.sources,
+                learned_at=f.learned_at,
+            )
+            for f in self.facts
+        ]
+
 
 def session_date(raw: str) -> datetime:
     return datetime.strptime(raw.strip(), DATE_FORMAT).replace(tzinfo=UTC)
@@ -339,20 +352,7 @@ def _run_all(
         memory = LongTermMemory(pool, embedder=cached, reranker=rerankers.get(CROSS_ENCODER))
         vector_of = {f.id: v for f, v in zip(facts, fact_vectors, strict=True)}
         for conv in conversations:
-            memory.ingest(
-                conv.scope,
-                [
-                    NewFact(
-                        text=f.text,
-                        category=FactCategory.EVENT,
-                        confidence=1.0,
-                        source_ids=f.sources,
-                        learned_at=f.learned_at,
-                    )
-                    for f in conv.facts
-                ],
-                [vector_of[f.id] for f in conv.facts],
-            )
+            memory.ingest(conv.scope, conv.new_facts(), [vector_of[f.id] for f in conv.facts])
         with psycopg.connect(uri, autocommit=True) as conn:
             conn.execute("ANALYZE facts")
         systems |= _engine_systems(memory, conversations, query_vectors, rerankers, args)

@@ -179,19 +179,7 @@ def test_late_interaction_finds_more_evidence_on_a_locomo_conversation(
     memory = LongTermMemory(
         pool, embedder=init_embeddings("offline"), reranker=load_reranker("late-interaction")
     )
-    memory.ingest(
-        conversation.scope,
-        [
-            NewFact(
-                text=f.text,
-                category=FactCategory.EVENT,
-                confidence=1.0,
-                source_ids=f.sources,
-                learned_at=f.learned_at,
-            )
-            for f in conversation.facts
-        ],
-    )
+    memory.ingest(conversation.scope, conversation.new_facts())
     plain = RecallRecipe(k=10)
     reranked = RecallRecipe(k=10, rerank_limit=DEFAULT_RERANK_LIMIT)
     results: dict[str, list[list[tuple[str, ...]]]] = {"plain": [], "reranked": []}
