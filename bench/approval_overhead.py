@@ -31,8 +31,8 @@ from langgraph.types import Command, interrupt
 from psycopg_pool import ConnectionPool
 
 from recollect.graphs.approvals import Approvals
-from recollect.memory.db import configured_uri, open_pool, with_database
-from recollect.memory.persistence import migrate
+from recollect.store.migrations import migrate
+from recollect.store.server import configured_uri, open_pool, with_database
 
 PEER_TABLE = """
 CREATE TABLE IF NOT EXISTS bench_peer_refunds (

@@ -13,7 +13,7 @@ Two sets, embedded as stored facts (`embed_documents`):
 
 For each candidate threshold it reports the share of paraphrase trials merged and the share of
 LoCoMo observations merged away, with the cosine rule alone (cosine and equal numbers: the
-rule before the word test) and with the word test of `recollect.memory.duplicates`.
+rule before the word test) and with the word test of `recollect.longterm.duplicates`.
 
     python -m bench.duplicates --json bench/out/duplicates.json
     python -m bench.duplicates --embeddings minilm --json out.json   # needs the rerank extra
@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from recollect.memory.duplicates import WORD_COVERAGE, numbers, says_nothing_new
-from recollect.memory.embeddings import init_embeddings
-from recollect.memory.supersession import normalise
+from recollect.longterm.duplicates import WORD_COVERAGE, numbers, says_nothing_new
+from recollect.longterm.embeddings import init_embeddings
+from recollect.longterm.supersession import normalise
 
 DEFAULT_DATA = Path("..") / "shared" / "data" / "locomo" / "locomo_dev.json"
 """Relative to the repository root, where the shared test data sits beside it."""

@@ -21,15 +21,15 @@ from typing import Any
 import psycopg
 from langgraph.checkpoint.postgres import PostgresSaver
 
+from recollect.extraction.worker import Worker, WorkerSettings, start_background
 from recollect.graphs.agent import make_graph, thread_config, user_turn
-from recollect.memory import migrations
-from recollect.memory.db import CONNECTION_KWARGS, open_pool, with_database
-from recollect.memory.roles import app_uri
-from recollect.memory.shared_pool import install_process_pool
-from recollect.memory.tenancy import scoped
-from recollect.memory.worker import Worker, WorkerSettings, start_background
 from recollect.state.context import Context
-from recollect.state.scope import Scope
+from recollect.store import migrations
+from recollect.store.pool import install_process_pool
+from recollect.store.roles import app_uri
+from recollect.store.scope import Scope
+from recollect.store.server import CONNECTION_KWARGS, open_pool, with_database
+from recollect.store.tenancy import scoped
 from tests.support.extraction import is_extraction
 from tests.support.scripted_openai import JsonDict, Reply, ScriptedOpenAI, echo_responder
 
@@ -133,8 +133,8 @@ def _measure(
 
 def _inline(worker: Worker, pool: Any, thread: str) -> None:
     """The naive peer: extract right after the reply, before returning it."""
-    from recollect.memory.jobs import BufferedMessage, Debounce, enqueue
-    from recollect.state.scope import Scope
+    from recollect.extraction.queue import BufferedMessage, Debounce, enqueue
+    from recollect.store.scope import Scope
 
     message = BufferedMessage(f"{thread}-{time.perf_counter_ns()}", "user", "I like tea")
     enqueue(

@@ -12,7 +12,7 @@ Systems, in one run and one process, all on the same embedder:
 - `fulltext`: Postgres full-text search alone (ts_rank_cd over the question's words), through
   the engine with a lexical-only recipe and no recency or confidence;
 - `recollect`: the engine itself, `LongTermMemory.ingest` then `LongTermMemory.recall` (dense +
-  full-text candidates, fused and ranked by `recollect.memory.ranking`, the fused head re-scored
+  full-text candidates, fused and ranked by `recollect.longterm.ranking`, the fused head re-scored
   by the packaged cross-encoder when the `rerank` extra is installed), each conversation a user
   behind row-level security;
 - `recollect_late_interaction`: the same with the cheaper late-interaction reranker;
@@ -39,15 +39,15 @@ from typing import Any
 import psycopg
 from langchain_core.embeddings import Embeddings
 
-from recollect.memory.db import CONNECTION_KWARGS, open_pool, resolve_uri, with_database
-from recollect.memory.embeddings import embed_texts, embeddings_name, init_embeddings
-from recollect.memory.facts import LongTermMemory
-from recollect.memory.persistence import migrate
-from recollect.memory.recipe import Method, RecallRecipe
-from recollect.memory.rerank import CROSS_ENCODER, LATE_INTERACTION, Reranker, load_reranker
-from recollect.memory.roles import app_uri
-from recollect.state.memory import FactCategory, NewFact
-from recollect.state.scope import Scope
+from recollect.longterm.embeddings import embed_texts, embeddings_name, init_embeddings
+from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.recipe import Method, RecallRecipe
+from recollect.longterm.records import FactCategory, NewFact
+from recollect.longterm.rerankers import CROSS_ENCODER, LATE_INTERACTION, Reranker, load_reranker
+from recollect.store.migrations import migrate
+from recollect.store.roles import app_uri
+from recollect.store.scope import Scope
+from recollect.store.server import CONNECTION_KWARGS, open_pool, resolve_uri, with_database
 
 CATEGORIES = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop"}
 DATE_FORMAT = "%I:%M %p on %d %B, %Y"

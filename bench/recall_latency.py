@@ -34,14 +34,14 @@ from pgvector import Vector
 from pgvector.psycopg import register_vector
 from psycopg.types.json import Jsonb
 
-from recollect.memory import migrations
-from recollect.memory.db import CONNECTION_KWARGS, open_pool, start_embedded
-from recollect.memory.facts import LongTermMemory
-from recollect.memory.recipe import RecallRecipe
-from recollect.memory.roles import app_uri
-from recollect.memory.vectors import literal
-from recollect.state.memory import FactCategory, NewFact
-from recollect.state.scope import Scope
+from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.recipe import RecallRecipe
+from recollect.longterm.records import FactCategory, NewFact
+from recollect.longterm.vectors import literal
+from recollect.store import migrations
+from recollect.store.roles import app_uri
+from recollect.store.scope import Scope
+from recollect.store.server import CONNECTION_KWARGS, open_pool, start_embedded
 
 ORG = "bench"
 CATEGORIES = list(FactCategory)

@@ -15,9 +15,9 @@ import pytest
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
-from recollect.memory import migrations
-from recollect.memory.db import CONNECTION_KWARGS, open_pool, with_database
-from recollect.memory.roles import app_uri
+from recollect.store import migrations
+from recollect.store.roles import app_uri
+from recollect.store.server import CONNECTION_KWARGS, open_pool, with_database
 from tests.support.scripted_openai import ScriptedOpenAI
 
 TEMPLATE_DB = "recollect_template"

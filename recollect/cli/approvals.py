@@ -12,12 +12,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from recollect.approvals.machine import WorkflowState
+from recollect.approvals.records import WorkflowRecord
 from recollect.graphs.approvals import Approvals, WorkflowView
-from recollect.memory.persistence import open_persistence
-from recollect.memory.shared_pool import use_pool
-from recollect.state.approval import WorkflowRecord
+from recollect.history.persistence import open_persistence
 from recollect.state.context import Context
-from recollect.state.workflow import WorkflowState
+from recollect.store.pool import use_pool
 
 
 def register(commands: Any) -> None:

@@ -7,14 +7,14 @@ from typing import Any
 
 import psycopg
 
-from recollect.memory.db import (
+from recollect.store.migrations import migrate
+from recollect.store.server import (
     CONNECTION_KWARGS,
     check_reachable,
     configured_uri,
     data_dir,
     resolve_uri,
 )
-from recollect.memory.persistence import migrate
 
 
 def register(commands: Any) -> None:

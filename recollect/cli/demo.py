@@ -27,20 +27,20 @@ from langchain_core.runnables import RunnableConfig
 from recollect.cli.approvals import describe
 from recollect.cli.demo_privacy import show_privacy
 from recollect.cli.demo_ranking import show_ranking
+from recollect.extraction.episodes import end_session
+from recollect.extraction.review import list_candidates
+from recollect.extraction.worker import Outcome, Worker, WorkerSettings, start_background
 from recollect.graphs.agent import make_graph, thread_config, user_turn
 from recollect.graphs.approvals import Approvals
-from recollect.memory.embeddings import describe_embeddings
-from recollect.memory.episodes import end_session
-from recollect.memory.facts import LongTermMemory
-from recollect.memory.long_term import configured_memory
-from recollect.memory.models import describe_model
-from recollect.memory.persistence import open_persistence
-from recollect.memory.review import list_candidates
-from recollect.memory.threads import claim_thread
-from recollect.memory.worker import Outcome, Worker, WorkerSettings, start_background
+from recollect.history.persistence import open_persistence
+from recollect.longterm.configured import configured_memory
+from recollect.longterm.embeddings import describe_embeddings
+from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.records import FactCategory, NewFact, ProfileEntry, RememberAction
+from recollect.models.factory import describe_model
 from recollect.state.context import Context
-from recollect.state.memory import FactCategory, NewFact, ProfileEntry, RememberAction
-from recollect.state.scope import Scope
+from recollect.store.scope import Scope
+from recollect.store.threads import claim_thread
 
 DEMO_HISTORY_TOKENS = 220  # small on purpose, so trimming shows within a few turns
 DEMO_EXTRACT_EVERY_TURNS = 2  # so background extraction shows within the session

@@ -8,16 +8,16 @@ from datetime import timedelta
 import psycopg
 
 from recollect.cli.maintenance import render
-from recollect.memory import clock
-from recollect.memory.db import CONNECTION_KWARGS
-from recollect.memory.erasure import forget_user
-from recollect.memory.export import describe_user, export_user
-from recollect.memory.facts import LongTermMemory
-from recollect.memory.lifecycle import RetentionPolicy, end_session, run_maintenance
-from recollect.memory.persistence import open_persistence
+from recollect.history.persistence import open_persistence
+from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.records import FactCategory, NewFact
+from recollect.privacy.export import describe_user, export_user
+from recollect.privacy.forget import forget_user
+from recollect.privacy.lifecycle import RetentionPolicy, end_session, run_maintenance
 from recollect.state.context import Context
-from recollect.state.memory import FactCategory, NewFact
-from recollect.state.scope import Scope
+from recollect.store import clock
+from recollect.store.scope import Scope
+from recollect.store.server import CONNECTION_KWARGS
 
 EXPORT_SECTIONS = ("facts", "profile", "episodes", "threads", "workflows", "review_queue")
 

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from recollect.cli import approvals, chat, db, demo, maintenance, memory, worker
-from recollect.memory.errors import RecollectError
+from recollect.store.errors import RecollectError
 
 EXIT_FAILURE = 2
 

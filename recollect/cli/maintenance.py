@@ -9,10 +9,10 @@ from typing import Any
 
 import psycopg
 
-from recollect.memory.db import CONNECTION_KWARGS
-from recollect.memory.errors import RecollectError
-from recollect.memory.lifecycle import MaintenanceReport, RetentionPolicy, run_maintenance
-from recollect.memory.persistence import open_persistence
+from recollect.history.persistence import open_persistence
+from recollect.privacy.lifecycle import MaintenanceReport, RetentionPolicy, run_maintenance
+from recollect.store.errors import RecollectError
+from recollect.store.server import CONNECTION_KWARGS
 
 
 def register(commands: Any) -> None:

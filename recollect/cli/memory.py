@@ -16,18 +16,18 @@ from typing import Any
 
 import psycopg
 
-from recollect.memory import jobs
-from recollect.memory.db import CONNECTION_KWARGS
-from recollect.memory.erasure import forget_user
-from recollect.memory.errors import RecollectError
-from recollect.memory.export import describe_user, export_user
-from recollect.memory.fact_writer import default_writer
-from recollect.memory.lifecycle import restore_fact
-from recollect.memory.persistence import open_persistence
-from recollect.memory.review import accept, list_candidates, reject
-from recollect.memory.validation import FactScreen, ValidationPolicy
+from recollect.extraction import queue as jobs
+from recollect.extraction.fact_writer import default_writer
+from recollect.extraction.review import accept, list_candidates, reject
+from recollect.extraction.validation import FactScreen, ValidationPolicy
+from recollect.history.persistence import open_persistence
+from recollect.privacy.export import describe_user, export_user
+from recollect.privacy.forget import forget_user
+from recollect.privacy.lifecycle import restore_fact
 from recollect.state.context import Context
-from recollect.state.scope import Scope
+from recollect.store.errors import RecollectError
+from recollect.store.scope import Scope
+from recollect.store.server import CONNECTION_KWARGS
 
 
 def register(commands: Any) -> None:

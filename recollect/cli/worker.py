@@ -7,9 +7,9 @@ import signal
 import threading
 from typing import Any
 
-from recollect.memory.episodes import checkpoint_reader
-from recollect.memory.persistence import open_persistence
-from recollect.memory.worker import Outcome, Worker
+from recollect.extraction.episodes import checkpoint_reader
+from recollect.extraction.worker import Outcome, Worker
+from recollect.history.persistence import open_persistence
 
 
 def register(commands: Any) -> None:

@@ -18,7 +18,7 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
 from recollect.graphs.tools import AGENT_TOOLS
-from recollect.memory.process_memory import process_memory
+from recollect.longterm.process import process_memory
 from recollect.nodes.call_model import make_call_model
 from recollect.nodes.extract import extract
 from recollect.nodes.recall import MemorySource, RecallNode

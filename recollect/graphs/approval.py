@@ -2,7 +2,7 @@
 
 Every edge after a step is the same router, and it reads `workflow_state` only — never the
 request, the decision or any transcript — so what the graph does next is exactly what the
-transition table (`recollect/state/workflow.py`) allowed the last step to do. Each step is
+transition table (`recollect/approvals/machine.py`) allowed the last step to do. Each step is
 checkpointed, so a workflow can wait at the review gate for days and across restarts, and a
 crash while executing resumes into `execute`, which is idempotent.
 
@@ -18,6 +18,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from recollect.approvals.machine import APPROVAL_TRANSITIONS, WorkflowState
 from recollect.nodes.approval.draft import draft
 from recollect.nodes.approval.execute import execute
 from recollect.nodes.approval.review import review
@@ -25,7 +26,6 @@ from recollect.nodes.approval.start_execution import start_execution
 from recollect.nodes.approval.submit import submit
 from recollect.state.approval import ApprovalInput, ApprovalState
 from recollect.state.context import Context
-from recollect.state.workflow import APPROVAL_TRANSITIONS, WorkflowState
 
 NEXT_STEP: dict[WorkflowState, str] = {
     WorkflowState.DRAFT: "submit",

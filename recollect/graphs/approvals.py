@@ -27,31 +27,31 @@ from langgraph.types import Command
 from psycopg_pool import ConnectionPool
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from recollect.graphs.approval import make_graph
-from recollect.memory.approval_errors import (
+from recollect.approvals.errors import (
     DecisionRefusedError,
     InvalidDecisionError,
     InvalidRequestError,
     WorkflowNotFoundError,
 )
-from recollect.memory.approval_store import (
-    find_workflow,
-    list_workflows,
-    open_workflow_for_order,
-    workflow_detail,
-)
-from recollect.memory.shared_pool import shared_pool, use_pool
-from recollect.nodes.approval.common import thread_id_for
-from recollect.state.approval import (
+from recollect.approvals.machine import Decision, WorkflowState
+from recollect.approvals.records import (
     AuditRecord,
     RefundRecord,
     RefundRequest,
     ReviewDecision,
     WorkflowRecord,
 )
+from recollect.approvals.store import (
+    find_workflow,
+    list_workflows,
+    open_workflow_for_order,
+    workflow_detail,
+)
+from recollect.graphs.approval import make_graph
+from recollect.nodes.approval.common import thread_id_for
 from recollect.state.context import Context
-from recollect.state.scope import Scope
-from recollect.state.workflow import Decision, WorkflowState
+from recollect.store.pool import shared_pool, use_pool
+from recollect.store.scope import Scope
 
 DECISION_LOCK_CLASS = 0x4150  # "AP": advisory-lock class for "a reviewer is deciding this"
 SYSTEM_VIEWER = "approvals"
@@ -295,7 +295,7 @@ def _thread(thread_id: str) -> RunnableConfig:
 
 
 def process_approvals() -> Approvals:
-    """Approvals on this process's shared pool (see `recollect.memory.shared_pool`)."""
+    """Approvals on this process's shared pool (see `recollect.store.pool`)."""
     return Approvals(shared_pool())
 
 

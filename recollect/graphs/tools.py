@@ -4,7 +4,7 @@
 `request_refund` starts a real approval workflow: it runs the approval graph to its review
 gate under the workflow's own thread (`approval-<id>`), with the owner (org, user) taken from
 the conversation's run context. It reaches the database through the process's shared pool
-(`recollect.memory.shared_pool`): the CLI installs its own pool there, and under `langgraph
+(`recollect.store.pool`): the CLI installs its own pool there, and under `langgraph
 dev` or the platform the pool is opened on first use against the same Postgres that
 `platform_checkpointer` uses. We start the workflow directly, rather than leaving a request row
 for something else to pick up, so that when the tool answers "pending" the workflow is already
@@ -17,9 +17,9 @@ from langchain_core.tools import BaseTool, tool
 from langgraph.prebuilt import ToolRuntime
 
 from recollect.graphs.approvals import process_approvals
-from recollect.memory.errors import RecollectError
 from recollect.nodes.context import context_of
 from recollect.state.context import Context
+from recollect.store.errors import RecollectError
 
 
 @tool

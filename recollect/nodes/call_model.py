@@ -9,8 +9,8 @@ from langchain_core.messages import HumanMessage
 from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
 
-from recollect.memory.models import chat_model
-from recollect.memory.pinning import new_pins
+from recollect.history.pinning import new_pins
+from recollect.models.factory import chat_model
 from recollect.nodes.context import context_of
 from recollect.nodes.prompt import build_prompt
 from recollect.state.agent import AgentState, merge_pinned

@@ -12,10 +12,10 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from recollect.memory.shared_pool import shared_pool
-from recollect.memory.worker import Worker
+from recollect.extraction.worker import Worker
 from recollect.state.context import Context
 from recollect.state.extraction import MemoryRunState
+from recollect.store.pool import shared_pool
 
 
 def run_memory_job(state: MemoryRunState, runtime: Runtime[Context]) -> dict[str, Any]:

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 
 from langchain_core.messages import BaseMessage, SystemMessage, ToolMessage
 
-from recollect.memory.summary import cap_summary
-from recollect.memory.truncation import text_tokens, truncate_text
-from recollect.memory.window import MIN_MESSAGE_TOKENS, fit_window, message_tokens
-from recollect.state.agent import AgentState, PinnedValue, RecalledItem
+from recollect.history.records import PinnedValue
+from recollect.history.summary import cap_summary
+from recollect.history.truncation import text_tokens, truncate_text
+from recollect.history.window import MIN_MESSAGE_TOKENS, fit_window, message_tokens
+from recollect.state.agent import AgentState, RecalledItem
 from recollect.state.context import Context
 
 

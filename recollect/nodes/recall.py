@@ -14,13 +14,13 @@ import psycopg
 from langchain_core.messages import AnyMessage, HumanMessage
 from langgraph.runtime import Runtime
 
-from recollect.memory.errors import RecollectError
-from recollect.memory.facts import LongTermMemory
+from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.records import Recollection
 from recollect.nodes.context import context_of
 from recollect.state.agent import AgentState, RecalledItem
 from recollect.state.context import Context
-from recollect.state.memory import Recollection
-from recollect.state.scope import Scope
+from recollect.store.errors import RecollectError
+from recollect.store.scope import Scope
 
 log = logging.getLogger(__name__)
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from recollect.memory.models import OFFLINE_MODEL, chat_model, resolve_model_name
-from recollect.memory.summary import cap_summary, extractive_fold, fold_due, fold_prompt
+from recollect.history.summary import cap_summary, extractive_fold, fold_due, fold_prompt
+from recollect.models.factory import OFFLINE_MODEL, chat_model, resolve_model_name
 from recollect.nodes.context import context_of
 from recollect.state.agent import AgentState, RunningSummary
 from recollect.state.context import Context

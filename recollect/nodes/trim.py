@@ -17,8 +17,8 @@ from typing import Any
 from langchain_core.messages import BaseMessage, RemoveMessage
 from langgraph.runtime import Runtime
 
-from recollect.memory.pinning import new_pins
-from recollect.memory.window import fit_window
+from recollect.history.pinning import new_pins
+from recollect.history.window import fit_window
 from recollect.nodes.context import context_of
 from recollect.state.agent import AgentState
 from recollect.state.context import Context

@@ -11,13 +11,7 @@ from typing import Annotated, TypedDict
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
-
-class PinnedValue(TypedDict):
-    """An exact value lifted from the conversation; never paraphrased by a summary."""
-
-    kind: str
-    value: str
-    source_message_id: str | None
+from recollect.history.records import PinnedValue
 
 
 class RunningSummary(TypedDict):

@@ -12,8 +12,8 @@ from typing import Any
 from psycopg_pool import ConnectionPool
 
 from recollect.graphs.approvals import Approvals
-from recollect.memory.tenancy import scoped
-from recollect.state.scope import Scope
+from recollect.store.scope import Scope
+from recollect.store.tenancy import scoped
 from tests.support.processes import Interactive, run_recollect
 
 HISTORY = ["draft", "submitted_for_review", "approved", "executing", "completed"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from recollect.memory.models import OFFLINE_MODEL
+from recollect.models.factory import OFFLINE_MODEL
 from tests.support.processes import Interactive, run_recollect
 
 

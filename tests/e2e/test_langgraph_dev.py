@@ -10,7 +10,7 @@ import pytest
 from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 
-from recollect.memory.db import CONNECTION_KWARGS
+from recollect.store.server import CONNECTION_KWARGS
 from tests.support.langgraph_dev import langgraph_dev
 
 

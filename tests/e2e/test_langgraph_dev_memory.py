@@ -12,7 +12,7 @@ from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 from langgraph_sdk.errors import NotFoundError
 
-from recollect.memory.db import CONNECTION_KWARGS
+from recollect.store.server import CONNECTION_KWARGS
 from tests.support.langgraph_dev import langgraph_dev
 
 CONTEXT = {"user_id": "studio-user", "org_id": "acme", "extract_after_idle_s": 3600}

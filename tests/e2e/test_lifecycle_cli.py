@@ -10,7 +10,7 @@ import psycopg
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
-from recollect.state.scope import Scope
+from recollect.store.scope import Scope
 from tests.support.db import all_rows
 from tests.support.processes import run_recollect
 from tests.support.tenant_data import populate_user

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from psycopg_pool import ConnectionPool
 
-from recollect.memory.db import open_pool
-from recollect.memory.jobs import BufferedMessage, Debounce, enqueue
-from recollect.memory.worker import Worker, WorkerSettings
-from recollect.state.scope import Scope
+from recollect.extraction.queue import BufferedMessage, Debounce, enqueue
+from recollect.extraction.worker import Worker, WorkerSettings
+from recollect.store.scope import Scope
+from recollect.store.server import open_pool
 from tests.support.extraction import fact, one_fact_per_user_line
 from tests.support.processes import Interactive, run_recollect
 from tests.support.scripted_openai import ScriptedOpenAI

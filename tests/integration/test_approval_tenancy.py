@@ -14,12 +14,12 @@ import pytest
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import ConnectionPool
 
+from recollect.approvals.machine import WorkflowState
 from recollect.graphs.approvals import Approvals
-from recollect.memory.db import open_pool
-from recollect.memory.shared_pool import use_pool
-from recollect.memory.tenancy import scoped
-from recollect.state.scope import Scope
-from recollect.state.workflow import WorkflowState
+from recollect.store.pool import use_pool
+from recollect.store.scope import Scope
+from recollect.store.server import open_pool
+from recollect.store.tenancy import scoped
 
 PROBE_ROLE = "recollect_approval_probe"
 TABLES = ("approval_workflows", "approval_audit", "refunds")

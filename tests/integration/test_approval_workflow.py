@@ -9,18 +9,18 @@ import pytest
 from langgraph.types import Command
 from psycopg_pool import ConnectionPool
 
-from recollect.graphs.approvals import DECISION_LOCK_CLASS, Approvals
-from recollect.memory.approval_errors import (
+from recollect.approvals.errors import (
     DecisionRefusedError,
     InvalidDecisionError,
     InvalidRequestError,
     WorkflowNotFoundError,
 )
-from recollect.memory.shared_pool import use_pool
-from recollect.memory.tenancy import scoped
+from recollect.approvals.machine import WorkflowState
+from recollect.graphs.approvals import DECISION_LOCK_CLASS, Approvals
 from recollect.state.context import Context
-from recollect.state.scope import Scope
-from recollect.state.workflow import WorkflowState
+from recollect.store.pool import use_pool
+from recollect.store.scope import Scope
+from recollect.store.tenancy import scoped
 
 
 @pytest.fixture

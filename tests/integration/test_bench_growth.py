@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bench import growth
-from recollect.memory import models
+from recollect.models import factory as models
 
 
 def test_a_short_replay_reports_every_system(

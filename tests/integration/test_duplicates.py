@@ -12,13 +12,13 @@ import pytest
 from langchain_core.embeddings import Embeddings
 from psycopg_pool import ConnectionPool
 
-from recollect.memory.db import CONNECTION_KWARGS
-from recollect.memory.duplicates import near_duplicate_similarity
-from recollect.memory.embeddings import init_embeddings
-from recollect.memory.facts import LongTermMemory
-from recollect.memory.lifecycle import RetentionPolicy, run_maintenance
-from recollect.state.memory import FactCategory, NewFact, RememberAction
-from recollect.state.scope import Scope
+from recollect.longterm.duplicates import near_duplicate_similarity
+from recollect.longterm.embeddings import init_embeddings
+from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.records import FactCategory, NewFact, RememberAction
+from recollect.privacy.lifecycle import RetentionPolicy, run_maintenance
+from recollect.store.scope import Scope
+from recollect.store.server import CONNECTION_KWARGS
 from tests.support.db import all_rows
 
 ANA = Scope.for_user("acme", "ana")

@@ -15,13 +15,13 @@ import pytest
 from psycopg_pool import ConnectionPool
 
 from bench.locomo import load, score
-from recollect.memory.embeddings import init_embeddings
-from recollect.memory.facts import LongTermMemory
-from recollect.memory.long_term import DEFAULT_RERANK_LIMIT, configured_memory
-from recollect.memory.recipe import Method, RecallRecipe
-from recollect.memory.rerank import Reranker, rerank_text
-from recollect.state.memory import FactCategory, NewFact
-from recollect.state.scope import Scope
+from recollect.longterm.configured import DEFAULT_RERANK_LIMIT, configured_memory
+from recollect.longterm.embeddings import init_embeddings
+from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.recipe import Method, RecallRecipe
+from recollect.longterm.records import FactCategory, NewFact
+from recollect.longterm.rerankers import Reranker, rerank_text
+from recollect.store.scope import Scope
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "locomo" / "locomo_dev.json"
@@ -173,7 +173,7 @@ def test_late_interaction_finds_more_evidence_on_a_locomo_conversation(
     pytest.importorskip("onnxruntime", reason="needs the `rerank` extra")
     if not DATA.is_file():
         pytest.skip(f"LoCoMo dev data not found beside the repository ({DATA.name})")
-    from recollect.memory.rerank import load_reranker
+    from recollect.longterm.rerankers import load_reranker
 
     (conversation, *_) = load(DATA)
     memory = LongTermMemory(

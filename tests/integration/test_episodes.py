@@ -13,18 +13,18 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
-from recollect.graphs.agent import make_graph, thread_config, user_turn
-from recollect.memory.episodes import (
+from recollect.extraction.episodes import (
     EpisodeError,
     checkpoint_reader,
     end_session,
     offline_summary,
     transcript,
 )
-from recollect.memory.shared_pool import use_pool
-from recollect.memory.worker import Worker, WorkerSettings
+from recollect.extraction.worker import Worker, WorkerSettings
+from recollect.graphs.agent import make_graph, thread_config, user_turn
 from recollect.state.context import Context
-from recollect.state.scope import Scope
+from recollect.store.pool import use_pool
+from recollect.store.scope import Scope
 from tests.support.db import all_rows, superuser_conninfo
 from tests.support.extraction import is_extraction, one_fact_per_user_line
 from tests.support.memory import memory_over

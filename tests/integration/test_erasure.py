@@ -9,11 +9,11 @@ from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
 from recollect.graphs.agent import make_graph, thread_config, user_turn
-from recollect.memory.db import CONNECTION_KWARGS
-from recollect.memory.erasure import CHECKPOINT_TABLES, USER_TABLES, forget_user
-from recollect.memory.threads import claim_thread
+from recollect.privacy.forget import CHECKPOINT_TABLES, USER_TABLES, forget_user
 from recollect.state.context import Context
-from recollect.state.scope import Scope
+from recollect.store.scope import Scope
+from recollect.store.server import CONNECTION_KWARGS
+from recollect.store.threads import claim_thread
 
 ANA = Scope.for_user("acme", "ana")
 BO = Scope.for_user("acme", "bo")

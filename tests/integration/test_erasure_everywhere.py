@@ -7,8 +7,8 @@ from typing import Any
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
-from recollect.memory.erasure import CHECKPOINT_TABLES, USER_TABLES, forget_user
-from recollect.state.scope import Scope
+from recollect.privacy.forget import CHECKPOINT_TABLES, USER_TABLES, forget_user
+from recollect.store.scope import Scope
 from tests.support.db import all_rows
 from tests.support.tenant_data import populate_user
 

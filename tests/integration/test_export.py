@@ -8,9 +8,9 @@ from typing import Any
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
-from recollect.memory.export import EXPORT_FORMAT, describe_user, export_user
-from recollect.memory.threads import list_threads
-from recollect.state.scope import Scope
+from recollect.privacy.export import EXPORT_FORMAT, describe_user, export_user
+from recollect.store.scope import Scope
+from recollect.store.threads import list_threads
 from tests.support.tenant_data import populate_user
 
 ANA = Scope.for_user("acme", "ana")

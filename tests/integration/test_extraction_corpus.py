@@ -11,11 +11,11 @@ import pytest
 from psycopg import sql
 from psycopg_pool import ConnectionPool
 
-from recollect.memory.db import CONNECTION_KWARGS
-from recollect.memory.fact_writer import EngineWriter
-from recollect.memory.jobs import BufferedMessage, Debounce, enqueue
-from recollect.memory.worker import Worker, WorkerSettings
-from recollect.state.scope import Scope
+from recollect.extraction.fact_writer import EngineWriter
+from recollect.extraction.queue import BufferedMessage, Debounce, enqueue
+from recollect.extraction.worker import Worker, WorkerSettings
+from recollect.store.scope import Scope
+from recollect.store.server import CONNECTION_KWARGS
 from tests.support.db import superuser_conninfo
 from tests.support.extraction import fact
 from tests.support.fact_corpus import BENIGN, INJECTIONS, PII

@@ -11,15 +11,15 @@ import pytest
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
+from recollect.extraction import queue as jobs
+from recollect.extraction.fact_writer import EngineWriter
+from recollect.extraction.review import ReviewItemNotFoundError, accept, list_candidates, reject
+from recollect.extraction.worker import Worker, WorkerSettings
 from recollect.graphs.agent import make_graph, thread_config, user_turn
-from recollect.memory import jobs
-from recollect.memory.fact_writer import EngineWriter
-from recollect.memory.review import ReviewItemNotFoundError, accept, list_candidates, reject
-from recollect.memory.shared_pool import use_pool
-from recollect.memory.tenancy import scoped
-from recollect.memory.worker import Worker, WorkerSettings
 from recollect.state.context import Context
-from recollect.state.scope import Scope
+from recollect.store.pool import use_pool
+from recollect.store.scope import Scope
+from recollect.store.tenancy import scoped
 from tests.support.db import all_rows
 from tests.support.extraction import (
     TableWriter,
@@ -334,7 +334,7 @@ def test_an_unreachable_queue_does_not_fail_the_reply_and_the_next_turn_catches_
     database_uri: str,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    from recollect.memory.db import open_pool
+    from recollect.store.server import open_pool
 
     agent = make_graph(checkpointer=checkpointer)
     broken = open_pool(database_uri, max_size=1, name="closed")

@@ -11,17 +11,17 @@ import pytest
 from langchain_openai import ChatOpenAI, OpenAIEmbeddings
 from psycopg_pool import ConnectionPool
 
-from recollect.memory.facts import LongTermMemory, UnsupportedScopeError
-from recollect.memory.supersession import ModelJudge
-from recollect.memory.vectors import EmbeddingError
-from recollect.state.memory import (
+from recollect.longterm.facts import LongTermMemory, UnsupportedScopeError
+from recollect.longterm.records import (
     FactCategory,
     NewEpisode,
     NewFact,
     ProfileEntry,
     RememberAction,
 )
-from recollect.state.scope import Scope
+from recollect.longterm.supersession import ModelJudge
+from recollect.longterm.vectors import EmbeddingError
+from recollect.store.scope import Scope
 from tests.support.memory import memory_over
 from tests.support.scripted_openai import ScriptedOpenAI, hashed_embedding
 

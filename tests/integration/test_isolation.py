@@ -15,18 +15,14 @@ from typing import Any
 from psycopg import sql
 from psycopg_pool import ConnectionPool
 
-from recollect.memory.approval_store import (
-    find_workflow,
-    list_workflows,
-    workflow_detail,
-)
-from recollect.memory.facts import LongTermMemory
-from recollect.memory.review import list_candidates
-from recollect.memory.tenancy import scoped
-from recollect.memory.threads import claim_thread, list_threads
-from recollect.state.approval import RefundRequest
-from recollect.state.memory import FactCategory, NewEpisode, NewFact, ProfileEntry
-from recollect.state.scope import ORG_OWNER, Scope
+from recollect.approvals.records import RefundRequest
+from recollect.approvals.store import find_workflow, list_workflows, workflow_detail
+from recollect.extraction.review import list_candidates
+from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.records import FactCategory, NewEpisode, NewFact, ProfileEntry
+from recollect.store.scope import ORG_OWNER, Scope
+from recollect.store.tenancy import scoped
+from recollect.store.threads import claim_thread, list_threads
 from tests.support.db import all_rows
 from tests.support.tenant_data import queue_job_and_refund
 

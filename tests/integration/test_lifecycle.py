@@ -10,17 +10,17 @@ import psycopg
 import pytest
 from psycopg_pool import ConnectionPool
 
-from recollect.memory.db import CONNECTION_KWARGS
-from recollect.memory.facts import LongTermMemory
-from recollect.memory.lifecycle import (
+from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.records import FactCategory, NewEpisode, NewFact
+from recollect.privacy.lifecycle import (
     FactNotRestorableError,
     RetentionPolicy,
     end_session,
     restore_fact,
     run_maintenance,
 )
-from recollect.state.memory import FactCategory, NewEpisode, NewFact
-from recollect.state.scope import Scope
+from recollect.store.scope import Scope
+from recollect.store.server import CONNECTION_KWARGS
 from tests.support.db import all_rows
 
 ANA = Scope.for_user("acme", "ana")

@@ -9,11 +9,11 @@ import psycopg
 import pytest
 from psycopg_pool import ConnectionPool
 
-from recollect.memory.erasure import forget_user
-from recollect.memory.facts import LongTermMemory
-from recollect.memory.tenancy import scoped
-from recollect.state.memory import FactCategory, NewFact, RememberAction
-from recollect.state.scope import ORG_OWNER, Scope
+from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.records import FactCategory, NewFact, RememberAction
+from recollect.privacy.forget import forget_user
+from recollect.store.scope import ORG_OWNER, Scope
+from recollect.store.tenancy import scoped
 
 ACME_ANA = Scope.for_org("acme", "ana")
 ACME_BO = Scope.for_org("acme", "bo")

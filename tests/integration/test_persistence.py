@@ -9,10 +9,11 @@ from urllib.parse import urlsplit
 import psycopg
 import pytest
 
-from recollect.memory import migrations
-from recollect.memory.db import CONNECTION_KWARGS, check_reachable
-from recollect.memory.errors import DatabaseUnavailableError
-from recollect.memory.persistence import migrate, open_persistence
+from recollect.history.persistence import open_persistence
+from recollect.store import migrations
+from recollect.store.errors import DatabaseUnavailableError
+from recollect.store.migrations import migrate
+from recollect.store.server import CONNECTION_KWARGS, check_reachable
 
 
 def test_setup_is_idempotent_and_records_every_migration(database_uri: str) -> None:
@@ -30,7 +31,7 @@ def test_setup_is_idempotent_and_records_every_migration(database_uri: str) -> N
 
 
 def test_concurrent_setup_from_many_processes_does_not_race(postgres_server: str) -> None:
-    from recollect.memory.db import with_database
+    from recollect.store.server import with_database
 
     with psycopg.connect(postgres_server, autocommit=True) as conn:
         conn.execute('DROP DATABASE IF EXISTS "race"')

@@ -10,9 +10,9 @@ import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from recollect.graphs.agent import make_graph, user_turn
-from recollect.memory.db import CONNECTION_KWARGS
-from recollect.memory.persistence import PlatformPostgresSaver
+from recollect.history.persistence import PlatformPostgresSaver
 from recollect.state.context import Context
+from recollect.store.server import CONNECTION_KWARGS
 
 
 def _count(uri: str, thread: str) -> int:

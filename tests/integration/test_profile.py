@@ -11,20 +11,20 @@ import pytest
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from recollect.memory import migrations
-from recollect.memory.db import CONNECTION_KWARGS, with_database
-from recollect.memory.fact_writer import EngineWriter
-from recollect.memory.facts import LongTermMemory
-from recollect.memory.profile import (
+from recollect.extraction.fact_writer import EngineWriter
+from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.profile import (
     ProfilePolicy,
     ProfileUpdate,
     ProfileVersionError,
     from_row,
     update_profile,
 )
-from recollect.memory.tenancy import scoped
-from recollect.state.memory import FactCategory, NewFact, ProfileEntry
-from recollect.state.scope import Scope
+from recollect.longterm.records import FactCategory, NewFact, ProfileEntry
+from recollect.store import migrations
+from recollect.store.scope import Scope
+from recollect.store.server import CONNECTION_KWARGS, with_database
+from recollect.store.tenancy import scoped
 from tests.support.db import all_rows, superuser_conninfo
 
 SCOPE = Scope.for_user("acme", "dana")

@@ -9,10 +9,10 @@ from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
 from recollect.graphs.agent import make_graph, thread_config, user_turn
-from recollect.memory.facts import LongTermMemory
+from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.records import NewFact, ProfileEntry
 from recollect.state.context import Context
-from recollect.state.memory import NewFact, ProfileEntry
-from recollect.state.scope import Scope
+from recollect.store.scope import Scope
 from tests.support.memory import memory_over
 from tests.support.scripted_openai import ScriptedOpenAI
 
@@ -84,7 +84,7 @@ def test_without_long_term_memory_the_graph_still_answers(
 def test_a_memory_outage_costs_context_not_the_reply(
     checkpointer: PostgresSaver, scripted_llm: ScriptedOpenAI
 ) -> None:
-    from recollect.memory.errors import DatabaseUnavailableError
+    from recollect.store.errors import DatabaseUnavailableError
 
     def unreachable() -> LongTermMemory:
         raise DatabaseUnavailableError("postgresql://nowhere", "refused", "Check DATABASE_URI.")

@@ -9,7 +9,7 @@ from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
 from recollect.graphs.agent import make_graph, thread_config, user_turn
-from recollect.memory.retention import RetainingPostgresSaver, retention_from_env
+from recollect.history.retention import RetainingPostgresSaver, retention_from_env
 from recollect.state.context import Context
 from tests.support.scripted_openai import ScriptedOpenAI
 
@@ -86,8 +86,8 @@ def test_the_async_saver_prunes_the_same_way(
 
     from psycopg_pool import AsyncConnectionPool
 
-    from recollect.memory.db import CONNECTION_KWARGS
-    from recollect.memory.retention import AsyncRetainingPostgresSaver
+    from recollect.history.retention import AsyncRetainingPostgresSaver
+    from recollect.store.server import CONNECTION_KWARGS
 
     async def play_async() -> tuple[int, int]:
         pool: AsyncConnectionPool[Any] = AsyncConnectionPool(

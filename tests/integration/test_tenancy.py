@@ -6,8 +6,8 @@ from typing import Any
 
 from psycopg_pool import ConnectionPool
 
-from recollect.memory.tenancy import scoped
-from recollect.state.scope import Scope
+from recollect.store.scope import Scope
+from recollect.store.tenancy import scoped
 
 
 def test_scope_is_transaction_local(pool: ConnectionPool[Any]) -> None:

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from psycopg_pool import ConnectionPool
 
-from recollect.memory.errors import ThreadAccessError
-from recollect.memory.threads import claim_thread, list_threads
-from recollect.state.scope import Scope
+from recollect.store.errors import ThreadAccessError
+from recollect.store.scope import Scope
+from recollect.store.threads import claim_thread, list_threads
 
 ANA = Scope.for_user("acme", "ana")
 BO = Scope.for_user("acme", "bo")
@@ -41,7 +41,7 @@ def test_app_role_without_scope_sees_no_rows(pool: ConnectionPool[Any]) -> None:
 def test_app_role_cannot_write_rows_for_another_tenant(pool: ConnectionPool[Any]) -> None:
     import psycopg
 
-    from recollect.memory.tenancy import scoped
+    from recollect.store.tenancy import scoped
 
     with pytest.raises(psycopg.errors.InsufficientPrivilege), scoped(pool, ANA) as conn:
         conn.execute(

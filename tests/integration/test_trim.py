@@ -9,7 +9,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.postgres import PostgresSaver
 
 from recollect.graphs.agent import make_graph, thread_config, user_turn
-from recollect.memory.truncation import text_tokens
+from recollect.history.truncation import text_tokens
 from recollect.state.context import Context
 from tests.support.scripted_openai import ScriptedOpenAI
 

@@ -8,7 +8,7 @@ import psycopg
 from psycopg.conninfo import make_conninfo
 from psycopg_pool import ConnectionPool
 
-from recollect.memory.db import CONNECTION_KWARGS
+from recollect.store.server import CONNECTION_KWARGS
 
 TEST_SERVER_SUPERUSER = "postgres"
 

@@ -14,8 +14,8 @@ import psycopg
 from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
-from recollect.state.memory import NewFact
-from recollect.state.scope import Scope
+from recollect.longterm.records import NewFact
+from recollect.store.scope import Scope
 from tests.support.db import superuser_conninfo
 from tests.support.scripted_openai import JsonDict, Reply, echo_responder
 

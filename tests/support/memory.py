@@ -7,8 +7,8 @@ from typing import Any
 from langchain_openai import OpenAIEmbeddings
 from psycopg_pool import ConnectionPool
 
-from recollect.memory.facts import LongTermMemory
-from recollect.memory.supersession import ContradictionJudge
+from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.supersession import ContradictionJudge
 from tests.support.scripted_openai import ScriptedOpenAI
 
 

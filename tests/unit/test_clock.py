@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from recollect.memory import clock
+from recollect.store import clock
 
 
 @pytest.mark.parametrize(

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from recollect.memory.db import configured_uri, redact_password, with_database
-from recollect.memory.models import (
+from recollect.models.factory import (
     DEFAULT_OPENAI_MODEL,
     OFFLINE_MODEL,
     describe_model,
     resolve_model_name,
 )
 from recollect.state.context import Context
+from recollect.store.server import configured_uri, redact_password, with_database
 
 
 def test_context_defaults_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

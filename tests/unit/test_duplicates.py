@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from recollect.memory.duplicates import (
+from recollect.longterm.duplicates import (
     UNKNOWN_EMBEDDER_SIMILARITY,
     content_words,
     is_repeat,
@@ -12,7 +12,7 @@ from recollect.memory.duplicates import (
     says_nothing_new,
     word_coverage,
 )
-from recollect.memory.supersession import Neighbour, decide
+from recollect.longterm.supersession import Neighbour, decide
 
 
 class _Measured:

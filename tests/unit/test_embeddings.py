@@ -7,14 +7,14 @@ from datetime import UTC, datetime
 
 import pytest
 
-from recollect.memory.embeddings import (
+from recollect.longterm.embeddings import (
     OFFLINE_DIMENSIONS,
     describe_embeddings,
     embeddings_name,
     init_embeddings,
 )
-from recollect.memory.errors import ConfigurationError
-from recollect.memory.rerank import load_reranker, rerank_text
+from recollect.longterm.rerankers import load_reranker, rerank_text
+from recollect.store.errors import ConfigurationError
 
 
 def test_default_is_the_offline_model(monkeypatch: pytest.MonkeyPatch) -> None:

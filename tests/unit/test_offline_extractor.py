@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from recollect.memory.extraction import TranscriptLine
-from recollect.memory.offline_extractor import offline_facts
+from recollect.extraction.extractor import TranscriptLine
+from recollect.extraction.offline_extractor import offline_facts
 
 
 def _facts(text: str, role: str = "user") -> list[tuple[str, str, float]]:

@@ -22,12 +22,8 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
-from recollect.memory.offline_model import (
-    OFFLINE_LABEL,
-    OFFLINE_MODEL_NAME,
-    OfflineChatModel,
-)
-from recollect.memory.schema_instance import UnsatisfiableSchemaError, minimal_instance
+from recollect.models.offline import OFFLINE_LABEL, OFFLINE_MODEL_NAME, OfflineChatModel
+from recollect.models.schema_instance import UnsatisfiableSchemaError, minimal_instance
 
 SYSTEM = SystemMessage(
     "You are Recollect, a helpful assistant.\n\n"

@@ -6,13 +6,14 @@ import json
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from recollect.memory.pinning import (
+from recollect.history.pinning import (
     MAX_PINS_PER_TOOL_RESULT,
     new_pins,
     pins_from_messages,
     pins_from_text,
 )
-from recollect.state.agent import PinnedValue, merge_pinned
+from recollect.history.records import PinnedValue
+from recollect.state.agent import merge_pinned
 
 
 def values(pins: dict[str, PinnedValue]) -> dict[str, str]:

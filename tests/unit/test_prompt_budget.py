@@ -7,9 +7,10 @@ import json
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from recollect.memory.window import message_tokens
+from recollect.history.records import PinnedValue
+from recollect.history.window import message_tokens
 from recollect.nodes.prompt import SHARES, build_prompt
-from recollect.state.agent import AgentState, PinnedValue, RecalledItem, RunningSummary
+from recollect.state.agent import AgentState, RecalledItem, RunningSummary
 from recollect.state.context import Context
 
 

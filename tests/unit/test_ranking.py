@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from recollect.memory.ranking import fused_scores, rank, recency
-from recollect.memory.recipe import Candidate, Method, RecallRecipe
-from recollect.memory.rerank import Reranker
-from recollect.state.memory import FactCategory
+from recollect.longterm.ranking import fused_scores, rank, recency
+from recollect.longterm.recipe import Candidate, Method, RecallRecipe
+from recollect.longterm.records import FactCategory
+from recollect.longterm.rerankers import Reranker
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 

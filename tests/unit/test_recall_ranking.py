@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from recollect.memory.ranking import rank
-from recollect.memory.recall import approx_tokens
-from recollect.memory.recipe import Candidate, Method, RecallRecipe
-from recollect.state.memory import FactCategory
+from recollect.longterm.ranking import rank
+from recollect.longterm.recall import approx_tokens
+from recollect.longterm.recipe import Candidate, Method, RecallRecipe
+from recollect.longterm.records import FactCategory
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from recollect.state.scope import Scope, ScopeKind
+from recollect.store.scope import Scope, ScopeKind
 
 
 def test_constructors_set_the_kind() -> None:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from recollect.memory.summary import (
+from recollect.history.summary import (
     cap_summary,
     extractive_fold,
     fold_due,
     fold_prompt,
     render_for_fold,
 )
-from recollect.memory.truncation import text_tokens
+from recollect.history.truncation import text_tokens
 
 
 def test_the_trigger_adapts_to_message_size() -> None:

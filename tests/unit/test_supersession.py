@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from recollect.memory.supersession import Neighbour, decide, normalise, numbers
+from recollect.longterm.supersession import Neighbour, decide, normalise, numbers
 
 
 def n(id_: str, text: str, subject: str | None = None, sim: float | None = None) -> Neighbour:

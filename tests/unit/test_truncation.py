@@ -7,7 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recollect.memory.truncation import text_tokens, truncate_text
+from recollect.history.truncation import text_tokens, truncate_text
 
 
 def _log(entries: int) -> str:

@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from recollect.memory.redaction import compile_patterns, iban_valid, luhn_valid, redact
-from recollect.memory.validation import FactScreen, ValidationPolicy, dedup_key, parse_categories
+from recollect.extraction.redaction import compile_patterns, iban_valid, luhn_valid, redact
+from recollect.extraction.validation import (
+    FactScreen,
+    ValidationPolicy,
+    dedup_key,
+    parse_categories,
+)
 from tests.support.fact_corpus import BENIGN, INJECTIONS, PII
 
 
@@ -113,7 +118,7 @@ def test_blank_and_placeholder_only_candidates_are_rejected() -> None:
 
 
 def test_extracted_categories_are_folded_before_the_allow_list() -> None:
-    from recollect.state.extraction import ExtractedFact
+    from recollect.extraction.records import ExtractedFact
 
     fact = ExtractedFact(text="Uses Go", category=" Technical Stack ", confidence=0.9)
     assert fact.category == "technical_stack"

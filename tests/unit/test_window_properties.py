@@ -17,7 +17,7 @@ from langchain_core.messages import (
 )
 from langchain_core.messages.utils import count_tokens_approximately
 
-from recollect.memory.window import (
+from recollect.history.window import (
     MIN_MESSAGE_TOKENS,
     fit_window,
     kept_messages,

@@ -6,8 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recollect.graphs.approval import NEXT_STEP
-from recollect.state.workflow import (
+from recollect.approvals.machine import (
     APPROVAL_TRANSITIONS,
     TERMINAL_STATES,
     Decision,
@@ -19,6 +18,7 @@ from recollect.state.workflow import (
     WorkflowState,
     all_contexts,
 )
+from recollect.graphs.approval import NEXT_STEP
 
 S = WorkflowState
 

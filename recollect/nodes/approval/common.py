@@ -10,14 +10,15 @@ from datetime import datetime
 
 from langchain_core.runnables import RunnableConfig
 
-from recollect.state.approval import ApprovalState, AuditEntry
-from recollect.state.scope import Scope
-from recollect.state.workflow import (
+from recollect.approvals.machine import (
     APPROVAL_TRANSITIONS,
     GuardContext,
     Transition,
     WorkflowState,
 )
+from recollect.approvals.records import AuditEntry
+from recollect.state.approval import ApprovalState
+from recollect.store.scope import Scope
 
 THREAD_PREFIX = "approval-"
 

@@ -6,12 +6,13 @@ import os
 import time
 from typing import Any
 
-from recollect.memory import clock
-from recollect.memory.approval_store import apply_refund, record_transition
-from recollect.memory.shared_pool import shared_pool
+from recollect.approvals.machine import Decision, GuardContext, Outcome
+from recollect.approvals.records import RefundRequest
+from recollect.approvals.store import apply_refund, record_transition
 from recollect.nodes.approval.common import fire, owner_scope
-from recollect.state.approval import ApprovalState, ExecutionRecord, RefundRequest
-from recollect.state.workflow import Decision, GuardContext, Outcome
+from recollect.state.approval import ApprovalState, ExecutionRecord
+from recollect.store import clock
+from recollect.store.pool import shared_pool
 
 PAUSE_ENV = "RECOLLECT_EXECUTE_PAUSE_S"
 """Seconds to hold after the refund is committed and before the step returns. For crash

@@ -15,20 +15,15 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 from pydantic import ValidationError
 
-from recollect.memory import clock
-from recollect.memory.approval_store import record_transition
-from recollect.memory.shared_pool import shared_pool
+from recollect.approvals.machine import Decision, GuardContext
+from recollect.approvals.records import WORKFLOW_KIND_REFUND, ReviewDecision
+from recollect.approvals.store import record_transition
 from recollect.nodes.approval.common import fire, owner_scope
 from recollect.nodes.context import context_of
-from recollect.state.approval import (
-    WORKFLOW_KIND_REFUND,
-    ApprovalState,
-    DecisionRecord,
-    ReviewDecision,
-    ReviewRequest,
-)
+from recollect.state.approval import ApprovalState, DecisionRecord, ReviewRequest
 from recollect.state.context import Context
-from recollect.state.workflow import Decision, GuardContext
+from recollect.store import clock
+from recollect.store.pool import shared_pool
 
 
 def review_request(state: ApprovalState, error: str | None = None) -> ReviewRequest:

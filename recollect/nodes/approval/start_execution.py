@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from recollect.memory import clock
-from recollect.memory.approval_store import record_transition
-from recollect.memory.shared_pool import shared_pool
+from recollect.approvals.machine import Decision, GuardContext
+from recollect.approvals.store import record_transition
 from recollect.nodes.approval.common import fire, owner_scope
 from recollect.state.approval import ApprovalState
-from recollect.state.workflow import Decision, GuardContext
+from recollect.store import clock
+from recollect.store.pool import shared_pool
 
 
 def start_execution(state: ApprovalState) -> dict[str, Any]:

@@ -6,12 +6,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from recollect.memory import clock
-from recollect.memory.approval_store import record_transition
-from recollect.memory.shared_pool import shared_pool
+from recollect.approvals.machine import GuardContext
+from recollect.approvals.records import RefundRequest
+from recollect.approvals.store import record_transition
 from recollect.nodes.approval.common import fire, owner_scope
-from recollect.state.approval import ApprovalState, RefundRequest
-from recollect.state.workflow import GuardContext
+from recollect.state.approval import ApprovalState
+from recollect.store import clock
+from recollect.store.pool import shared_pool
 
 
 def submit(state: ApprovalState) -> dict[str, Any]:

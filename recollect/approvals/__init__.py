@@ -1,0 +1,1 @@
+"""Human-gated workflows: the state machine, its records, its store and its errors."""

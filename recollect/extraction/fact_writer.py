@@ -1,0 +1,57 @@
+"""Where accepted facts go: the long-term store's write path, behind a narrow interface.
+
+The background job validates and writes a whole batch in one transaction (facts, verdicts,
+and the mark that the messages were extracted), so the writer receives that transaction's
+connection: a crash anywhere leaves nothing half-written, and a retry never writes twice.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from langchain_core.embeddings import Embeddings
+from psycopg import Connection
+from psycopg_pool import ConnectionPool
+
+from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.profile import updates_for
+from recollect.longterm.records import NewFact, RememberAction
+from recollect.store.scope import Scope
+
+
+class FactWriter(Protocol):
+    """The long-term store's write path (dedup, reinforcement, supersession, embedding)."""
+
+    def remember(self, conn: Connection[Any], scope: Scope, fact: NewFact) -> str | None:
+        """Store `fact` inside the caller's transaction; return the stored fact's id."""
+        ...
+
+
+class EngineWriter:
+    """The long-term engine's write path, run in the caller's transaction: the fact is
+    reinforced, superseded or inserted (embedded on the way), and the user's profile gains the
+    value (and loses the values of the facts it replaced) in the same commit."""
+
+    def __init__(self, memory: LongTermMemory) -> None:
+        self.memory = memory
+
+    def remember(self, conn: Connection[Any], scope: Scope, fact: NewFact) -> str | None:
+        result = self.memory.remember_in(conn, scope, fact)
+        if result.action is not RememberAction.INSERTED_STALE:
+            self.memory.update_profile_in(
+                conn,
+                scope,
+                updates_for(fact, result.fact.id),
+                forget_fact_ids=result.replaced,
+            )
+        return result.fact.id
+
+
+def default_writer(pool: ConnectionPool[Any], embedder: Embeddings | None = None) -> FactWriter:
+    """The writer the worker, CLI and graphs use unless one is passed in: the configured
+    engine (`RECOLLECT_EMBEDDINGS`), or one over `embedder` when it is given."""
+    if embedder is None:
+        from recollect.longterm.configured import configured_memory  # long_term imports facts
+
+        return EngineWriter(configured_memory(pool))
+    return EngineWriter(LongTermMemory(pool, embedder=embedder))

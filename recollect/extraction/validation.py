@@ -1,0 +1,173 @@
+"""The one gate every candidate fact passes before it is stored, embedded or logged.
+
+Order matters: injection screening reads the raw text (so "send it to a@b.com" is still seen
+as a directive), redaction runs before anything keeps the text, and de-duplication and caps
+read the normalised, redacted form. `recollect memory screen` runs exactly this.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from recollect.extraction.redaction import Rule, compile_patterns, redact
+from recollect.extraction.screening import canonical, screen
+from recollect.longterm.records import FactCategory
+from recollect.store.errors import ConfigurationError
+
+DEFAULT_CATEGORIES: frozenset[FactCategory] = frozenset(
+    {
+        FactCategory.PREFERENCE,
+        FactCategory.BIOGRAPHICAL,
+        FactCategory.CONSTRAINT,
+        FactCategory.GOAL,
+        FactCategory.TECHNICAL_STACK,
+    }
+)
+_PLACEHOLDER = re.compile(r"\[[A-Z_]+\]")
+_NOT_WORD = re.compile(r"[^\w\[\]]+")
+
+
+@dataclass(frozen=True)
+class ValidationPolicy:
+    """What the operator allows; `from_env` reads the deployment's settings."""
+
+    categories: frozenset[FactCategory] = DEFAULT_CATEGORIES
+    max_fact_chars: int = 300
+    max_per_category: int = 10
+    """Facts accepted per category in one batch (one extraction, or one `screen` input)."""
+    extra_patterns: tuple[Rule, ...] = ()
+    allow_pii: frozenset[str] = frozenset()
+    """PII kinds kept verbatim in long-term memory (e.g. "email" for a CRM deployment)."""
+
+    @classmethod
+    def from_env(cls) -> ValidationPolicy:
+        """`RECOLLECT_FACT_CATEGORIES`, `RECOLLECT_MAX_FACT_CHARS`,
+        `RECOLLECT_MAX_FACTS_PER_CATEGORY`, `RECOLLECT_REDACT_PATTERNS` (a JSON object of
+        name → regex) and `RECOLLECT_PII_ALLOW` (comma-separated kinds)."""
+        return cls(
+            categories=parse_categories(os.environ.get("RECOLLECT_FACT_CATEGORIES", "")),
+            max_fact_chars=_positive("RECOLLECT_MAX_FACT_CHARS", 300),
+            max_per_category=_positive("RECOLLECT_MAX_FACTS_PER_CATEGORY", 10),
+            extra_patterns=compile_patterns(_patterns(os.environ.get("RECOLLECT_REDACT_PATTERNS"))),
+            allow_pii=frozenset(
+                kind.strip()
+                for kind in os.environ.get("RECOLLECT_PII_ALLOW", "").split(",")
+                if kind.strip()
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a candidate may be stored, its redacted text, and every reason that applied."""
+
+    accepted: bool
+    text: str
+    reasons: tuple[str, ...]
+    key: str
+    """Normalised form used for de-duplication ("Python" and "python" share one)."""
+
+    def as_json(self) -> dict[str, Any]:
+        return {"accepted": self.accepted, "text": self.text, "reasons": list(self.reasons)}
+
+
+@dataclass
+class FactScreen:
+    """Validates a batch: remembers what it accepted so duplicates and caps apply across it."""
+
+    policy: ValidationPolicy = field(default_factory=ValidationPolicy)
+    known_keys: set[str] = field(default_factory=set)
+    """Keys already stored for this user; a candidate matching one is a duplicate."""
+    _per_category: Counter[str] = field(default_factory=Counter, init=False)
+
+    def check(self, text: str, category: str | None = None) -> Verdict:
+        """The verdict for one candidate; `category` None skips the allow-list (plain text)."""
+        clean = normalise(text)
+        reasons: list[str] = list(screen(text))
+        redaction = redact(clean, self.policy.extra_patterns, self.policy.allow_pii)
+        reasons += [f"redacted: {kind}" for kind in redaction.kinds]
+        key = dedup_key(redaction.text)
+        rejected = bool(reasons and not all(r.startswith("redacted") for r in reasons))
+        if not dedup_key(_PLACEHOLDER.sub("", redaction.text)):
+            reasons.append("empty: nothing left to remember")
+            rejected = True
+        if len(redaction.text) > self.policy.max_fact_chars:
+            reasons.append(
+                f"too long: {len(redaction.text)} characters, limit {self.policy.max_fact_chars}"
+            )
+            rejected = True
+        if category is not None and category not in {c.value for c in self.policy.categories}:
+            allowed = ", ".join(sorted(c.value for c in self.policy.categories))
+            reasons.append(f"category not allowed: {category!r} (allowed: {allowed})")
+            rejected = True
+        if not rejected and key in self.known_keys:
+            reasons.append("duplicate: already remembered")
+            rejected = True
+        bucket = category or ""
+        if not rejected and self._per_category[bucket] >= self.policy.max_per_category:
+            reasons.append(f"category cap: more than {self.policy.max_per_category} in one batch")
+            rejected = True
+        if not rejected:
+            self.known_keys.add(key)
+            self._per_category[bucket] += 1
+        return Verdict(not rejected, redaction.text, tuple(reasons), key)
+
+    def check_all(self, texts: Iterable[str]) -> list[Verdict]:
+        return [self.check(text) for text in texts]
+
+
+def normalise(text: str) -> str:
+    """Folded Unicode, single spaces, no trailing full stop: the form that is stored."""
+    collapsed = " ".join(canonical(text).split())
+    return collapsed.rstrip(".").strip()
+
+
+def dedup_key(text: str) -> str:
+    """Case, punctuation and spacing do not make a fact new."""
+    return " ".join(_NOT_WORD.sub(" ", text.casefold()).split())
+
+
+def parse_categories(raw: str) -> frozenset[FactCategory]:
+    """A comma-separated allow-list; an unknown name fails loudly, listing the known ones."""
+    names = [name.strip().lower() for name in raw.split(",") if name.strip()]
+    if not names:
+        return DEFAULT_CATEGORIES
+    known = {c.value: c for c in FactCategory}
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise ConfigurationError(
+            f"RECOLLECT_FACT_CATEGORIES names unknown categories {unknown}; "
+            f"known: {', '.join(sorted(known))}"
+        )
+    return frozenset(known[name] for name in names)
+
+
+def _positive(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if not raw:
+        return default
+    if not raw.isdigit() or int(raw) < 1:
+        raise ConfigurationError(f"{name} must be a positive whole number, got {raw!r}")
+    return int(raw)
+
+
+def _patterns(raw: str | None) -> dict[str, str]:
+    if not raw:
+        return {}
+    try:
+        parsed = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ConfigurationError(f"RECOLLECT_REDACT_PATTERNS must be a JSON object: {exc}") from exc
+    if not isinstance(parsed, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in parsed.items()
+    ):
+        raise ConfigurationError(
+            'RECOLLECT_REDACT_PATTERNS must map names to regexes: {"name": "regex"}'
+        )
+    return parsed

@@ -1,0 +1,1 @@
+"""Bounded conversation history: the window, pinned values, the summary fold, checkpoints."""

@@ -1,0 +1,96 @@
+"""Open the database for a process: resolve it, migrate it, hand out a pool and checkpointer."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from langgraph.checkpoint.postgres import PostgresSaver
+from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+from psycopg_pool import AsyncConnectionPool, ConnectionPool
+
+from recollect.history.retention import (
+    AsyncRetainingPostgresSaver,
+    RetainingPostgresSaver,
+    retention_from_env,
+)
+from recollect.store.migrations import migrate
+from recollect.store.pool import install_process_pool
+from recollect.store.roles import app_uri
+from recollect.store.server import CONNECTION_KWARGS, open_pool, resolve_uri
+
+
+@dataclass(frozen=True)
+class Persistence:
+    """What a process needs to run graphs durably."""
+
+    uri: str
+    """Admin URI (migrations only)."""
+    pool: ConnectionPool[Any]
+    """Connections as the app role, which row-level security binds."""
+    checkpointer: PostgresSaver
+    schema_version: int
+
+
+@contextmanager
+def open_persistence(uri: str | None = None, *, announce: bool = True) -> Iterator[Persistence]:
+    """Resolve (or start) the database, migrate it, and close the pool on exit; graph steps
+    reach the pool through `shared_pool()` meanwhile."""
+    target = uri or resolve_uri(announce=announce)
+    version = migrate(target)
+    retain = retention_from_env()
+    pool = open_pool(app_uri(target))
+    saver = RetainingPostgresSaver(pool)
+    saver.retain = retain
+    try:
+        with install_process_pool(pool):
+            yield Persistence(target, pool, saver, version)
+    finally:
+        pool.close()
+
+
+DELETE_WRITES_FOR_RUNS = """
+DELETE FROM checkpoint_writes AS w
+USING checkpoints AS c
+WHERE c.metadata->>'run_id' = ANY(%(run_ids)s)
+  AND w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns
+  AND w.checkpoint_id = c.checkpoint_id
+"""
+
+DELETE_CHECKPOINTS_FOR_RUNS = "DELETE FROM checkpoints WHERE metadata->>'run_id' = ANY(%(run_ids)s)"
+
+
+class PlatformPostgresSaver(AsyncRetainingPostgresSaver):
+    """The retaining async saver plus `adelete_for_runs`, which the LangGraph server needs for
+    `multitask_strategy="rollback"` (how the `memory` graph is debounced). Blobs are shared
+    between checkpoints and are left in place."""
+
+    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        params = {"run_ids": [str(run_id) for run_id in run_ids]}
+        async with self._cursor(pipeline=True) as cur:
+            await cur.execute(DELETE_WRITES_FOR_RUNS, params)
+            await cur.execute(DELETE_CHECKPOINTS_FOR_RUNS, params)
+
+
+@asynccontextmanager
+async def platform_checkpointer() -> AsyncIterator[AsyncPostgresSaver]:
+    """Checkpointer for `langgraph dev` (via `langgraph.json`), persisting to our Postgres.
+
+    It keeps the newest `RECOLLECT_CHECKPOINT_RETENTION` checkpoints of each thread.
+    """
+    target = await asyncio.to_thread(resolve_uri)  # blocking work stays off the event loop
+    await asyncio.to_thread(migrate, target)
+    retain = retention_from_env()
+    pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
+        app_uri(target), min_size=1, max_size=8, kwargs=dict(CONNECTION_KWARGS), open=False
+    )
+    await pool.open(wait=True)
+    try:
+        saver = PlatformPostgresSaver(pool)
+        saver.retain = retain
+        yield saver
+    finally:
+        await pool.close()

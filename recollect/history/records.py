@@ -1,0 +1,13 @@
+"""The history engine's own records."""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+
+class PinnedValue(TypedDict):
+    """An exact value lifted from the conversation; never paraphrased by a summary."""
+
+    kind: str
+    value: str
+    source_message_id: str | None

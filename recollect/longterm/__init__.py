@@ -1,0 +1,1 @@
+"""Long-term memory: facts, profiles and episodes; how they are written, recalled and ranked."""

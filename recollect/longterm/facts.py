@@ -1,0 +1,454 @@
+"""Long-term memory: the write path (reinforce, supersede, batch ingest) and the public API.
+
+Every statement runs inside `scoped(pool, scope)`, so row-level security applies unchanged.
+The read path lives in `recollect.longterm.recall`; `LongTermMemory.recall` is its front door.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+from psycopg import Connection
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool
+
+from recollect.longterm import fact_sql as sql
+from recollect.longterm.duplicates import near_duplicate_similarity
+from recollect.longterm.profile import (
+    Profile,
+    ProfilePolicy,
+    ProfileUpdate,
+    read_profile,
+    update_profile,
+)
+from recollect.longterm.recall import recall as recall_scope
+from recollect.longterm.recipe import RecallRecipe
+from recollect.longterm.records import (
+    NewEpisode,
+    NewFact,
+    ProfileEntry,
+    Recollection,
+    RememberAction,
+    RememberResult,
+    StoredFact,
+)
+from recollect.longterm.rerankers import Reranker, rerank_text
+from recollect.longterm.supersession import ContradictionJudge, Neighbour, decide
+from recollect.longterm.vectors import Vector, VectorTypes, checked, embed_texts, literal
+from recollect.store.schema.long_term import MAX_ID_LENGTH
+from recollect.store.scope import Scope, ScopeKind
+from recollect.store.tenancy import scoped
+
+REINFORCEMENT_GAIN = 0.5
+"""Share of the new fact's confidence that closes the gap to 1 on each reinforcement."""
+INGEST_BATCH = 5000
+
+log = logging.getLogger(__name__)
+
+
+class UnsupportedScopeError(ValueError):
+    """Profiles and episodes are personal: they have no organisation-shared form."""
+
+
+def personal(scope: Scope) -> Scope:
+    """`scope`, refused when it is the organisation's (profiles and episodes are per user)."""
+    if scope.kind is ScopeKind.ORG:
+        raise UnsupportedScopeError(
+            "profiles and episodes are per user or per session; org scope shares facts only"
+        )
+    return scope
+
+
+def scope_params(scope: Scope) -> dict[str, Any]:
+    """The values every scoped statement binds."""
+    too_long = [
+        name
+        for name, value in (("org_id", scope.org_id), ("user_id", scope.user_id),
+                            ("session_id", scope.session_id or ""))
+        if len(value) > MAX_ID_LENGTH
+    ]  # fmt: skip
+    if too_long:
+        raise ValueError(f"{', '.join(too_long)} must be at most {MAX_ID_LENGTH} characters")
+    return {
+        "org_id": scope.org_id,
+        "user_id": scope.owner_id,
+        "session_id": scope.session_id,
+        "tenant_lexeme": sql.tenant_lexeme(scope.org_id, scope.owner_id),
+    }
+
+
+def aware(moment: datetime | None, field: str) -> datetime:
+    """A timezone-aware moment (now by default); naive datetimes are ambiguous, so refused."""
+    if moment is None:
+        return datetime.now(UTC)
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError(f"{field} must be timezone-aware, got {moment.isoformat()}")
+    return moment
+
+
+def clean_text(text: str) -> str:
+    """Surrounding whitespace is not part of a fact; nothing but whitespace is not a fact."""
+    stripped = text.strip()
+    if not stripped:
+        raise ValueError("a fact needs some text")
+    return stripped
+
+
+class LongTermMemory:
+    """Facts, profile and episodes of every tenant, over one pool.
+
+    `embedder` is any LangChain `Embeddings` (None: lexical recall only); `judge` decides the
+    contradictions the cheap rule cannot (None: such facts are kept side by side); `reranker`
+    re-scores the fused head of a recall when the recipe's `rerank_limit` asks for it (a
+    reranker with a `warm` method gets each fact, dated as it will read it, at write time, so
+    recall finds the fact side already encoded). `near_duplicate` is the cosine from which a new
+    fact may reinforce a stored one instead of being inserted (the words must agree too); by
+    default the embedder's own measured value (`recollect.longterm.duplicates`).
+    """
+
+    def __init__(
+        self,
+        pool: ConnectionPool[Any],
+        *,
+        embedder: Embeddings | None = None,
+        judge: ContradictionJudge | None = None,
+        recipe: RecallRecipe | None = None,
+        reranker: Reranker | None = None,
+        profile_policy: ProfilePolicy | None = None,
+        near_duplicate: float | None = None,
+    ) -> None:
+        if near_duplicate is not None and not 0 < near_duplicate <= 1:
+            raise ValueError(f"near_duplicate must be in (0, 1], got {near_duplicate}")
+        self.pool = pool
+        self.profile_policy = profile_policy or ProfilePolicy.from_env()
+        self.embedder = embedder
+        self.near_duplicate = (
+            near_duplicate if near_duplicate is not None else near_duplicate_similarity(embedder)
+        )
+        self.judge = judge
+        self.recipe = recipe or RecallRecipe()
+        self.reranker = reranker
+        self._vector_types = VectorTypes()
+
+    def _warm(self, texts: Sequence[str]) -> None:
+        """Encode facts for the reranker now, off the recall path; a failure costs only speed."""
+        warm = getattr(self.reranker, "warm", None)
+        if warm is None or not texts:
+            return
+        try:
+            warm(list(texts))
+        except Exception as exc:  # the reranker encodes again at recall if it must
+            log.warning("reranker warm-up failed (%s); facts are encoded at recall", exc)
+
+    # --- write path ----------------------------------------------------------------------
+
+    def remember(self, scope: Scope, fact: NewFact) -> RememberResult:
+        """Store one fact, unless it repeats (reinforce) or replaces (supersede) a known one."""
+        scope_params(scope)
+        vector = embed_texts(self.embedder, [clean_text(fact.text)])[0]  # outside the lock
+        with scoped(self.pool, scope) as conn:
+            return self.remember_in(conn, scope, fact, vector=vector)
+
+    def remember_in(
+        self,
+        conn: Connection[Any],
+        scope: Scope,
+        fact: NewFact,
+        *,
+        vector: list[float] | None = None,
+    ) -> RememberResult:
+        """`remember` inside the caller's scoped transaction, so the fact commits (or rolls
+        back) with whatever else that transaction writes. `vector`: already embedded text."""
+        params = scope_params(scope)
+        text = clean_text(fact.text)
+        learned_at = aware(fact.learned_at, "learned_at")
+        if vector is None:
+            vector = embed_texts(self.embedder, [text])[0]
+        self._warm([rerank_text(text, learned_at)])
+        conn.execute(sql.LOCK_USER, params)
+        rows = self._neighbours(conn, scope, params, text, fact, vector)
+        decision = decide(
+            text,
+            fact.subject,
+            [Neighbour(r["id"], r["text"], r["subject"], r["similarity"]) for r in rows],
+            near_duplicate=self.near_duplicate,
+        )
+        if decision.reinforce is not None:
+            row = conn.execute(
+                sql.REINFORCE[scope.kind],
+                {
+                    **params,
+                    "id": decision.reinforce,
+                    "gain": fact.confidence * REINFORCEMENT_GAIN,
+                    "at": learned_at,
+                    "source_ids": list(fact.source_ids),
+                },
+            ).fetchone()
+            return RememberResult(
+                action=RememberAction.REINFORCED, fact=StoredFact.model_validate(row)
+            )
+        contradicted = list(decision.supersede)
+        decided_by = "rule"
+        if not contradicted and decision.ask and self.judge is not None:
+            contradicted = [n.id for n in decision.ask if self.judge.contradicts(n.text, text)]
+            decided_by = "model"
+        return self._insert(conn, scope, params, fact, text, learned_at, vector, rows,
+                            contradicted, decided_by)  # fmt: skip
+
+    def _neighbours(
+        self,
+        conn: Connection[Any],
+        scope: Scope,
+        params: dict[str, Any],
+        text: str,
+        fact: NewFact,
+        vector: list[float] | None,
+    ) -> list[dict[str, Any]]:
+        query = {
+            **params,
+            "subject": fact.subject,
+            "text": text,
+            "category": fact.category,
+            "vector": literal(vector) if vector is not None else None,
+            "dim": len(vector) if vector is not None else None,
+        }
+        rows = list(conn.execute(sql.SAME_SUBJECT_OR_TEXT[scope.kind], query).fetchall())
+        if vector is not None:
+            nearest = conn.execute(sql.NEAREST_DENSE[scope.kind], {**query, "limit": 5})
+        else:
+            nearest = conn.execute(
+                sql.NEAREST_LEXICAL[scope.kind], {**query, "query": text, "limit": 5}
+            )
+        seen = {r["id"] for r in rows}
+        rows += [r for r in nearest.fetchall() if r["id"] not in seen]
+        return rows
+
+    def _insert(
+        self,
+        conn: Connection[Any],
+        scope: Scope,
+        params: dict[str, Any],
+        fact: NewFact,
+        text: str,
+        learned_at: datetime,
+        vector: list[float] | None,
+        rows: list[dict[str, Any]],
+        contradicted: list[str],
+        decided_by: str,
+    ) -> RememberResult:
+        by_id = {r["id"]: r for r in rows}
+        newer = sorted(
+            (by_id[i] for i in contradicted if by_id[i]["learned_at"] > learned_at),
+            key=lambda r: r["learned_at"],
+        )
+        stale_under = newer[-1]["id"] if newer else None
+        older = [i for i in contradicted if by_id[i]["learned_at"] <= learned_at]
+        row = conn.execute(
+            sql.INSERT_FACT,
+            {
+                **params,
+                "category": fact.category,
+                "subject": fact.subject,
+                "text": text,
+                "confidence": fact.confidence,
+                "source_ids": list(fact.source_ids),
+                "learned_at": learned_at,
+                "superseded_by": stale_under,
+                "vector": literal(vector) if vector is not None else None,
+                "metadata": Jsonb(fact.metadata),
+            },
+        ).fetchone()
+        stored = StoredFact.model_validate(row)
+        if older:
+            conn.execute(sql.SUPERSEDE[scope.kind], {**params, "new_id": stored.id, "ids": older})
+        if stale_under is not None:
+            action = RememberAction.INSERTED_STALE
+        elif older:
+            action = RememberAction.SUPERSEDED
+        else:
+            action = RememberAction.INSERTED
+        return RememberResult(
+            action=action,
+            fact=stored,
+            replaced=tuple(older),
+            decided_by=decided_by if contradicted else "rule",
+        )
+
+    def ingest(
+        self,
+        scope: Scope,
+        facts: Sequence[NewFact],
+        embeddings: Sequence[Sequence[float] | None] | None = None,
+    ) -> int:
+        """Bulk import with COPY: no dedup or supersession, all rows or none.
+
+        Pass `embeddings` when they are already computed (one per fact, None allowed);
+        otherwise the store's embedder (if any) embeds the texts in batches.
+        """
+        params = scope_params(scope)
+        if embeddings is not None and len(embeddings) != len(facts):
+            raise ValueError(f"got {len(embeddings)} embeddings for {len(facts)} facts")
+        texts = [clean_text(f.text) for f in facts]
+        if embeddings is None:
+            vectors: list[Vector | None] = []
+            for start in range(0, len(texts), 256):
+                chunk = embed_texts(self.embedder, texts[start : start + 256])
+                vectors += [Vector(v) if v is not None else None for v in chunk]
+        else:
+            vectors = [_as_vector(v) for v in embeddings]
+        dims = {v.dimensions() for v in vectors if v is not None}
+        if len(dims) > 1:
+            raise ValueError(f"embeddings of one import must share a dimension, got {sorted(dims)}")
+        rows = [
+            (
+                params["org_id"],
+                params["user_id"],
+                params["session_id"],
+                str(fact.category),
+                fact.subject,
+                text,
+                fact.confidence,
+                list(fact.source_ids),
+                (at := aware(fact.learned_at, "learned_at")),
+                at,
+                vector,
+                Jsonb(fact.metadata),
+            )
+            for fact, text, vector in zip(facts, texts, vectors, strict=True)
+        ]
+        with scoped(self.pool, scope) as conn:
+            self._vector_types.register(conn)
+            conn.execute(sql.CREATE_INGEST_STAGING)
+            with conn.cursor() as cur, cur.copy(sql.COPY_FACTS) as copy:
+                copy.set_types(list(sql.COPY_FACT_TYPES))
+                for row in rows:
+                    copy.write_row(row)
+            conn.execute(sql.MOVE_INGESTED_FACTS)
+        self._warm(
+            [
+                rerank_text(text, aware(fact.learned_at, "learned_at"))
+                for fact, text in zip(facts, texts, strict=True)
+            ]
+        )
+        return len(rows)
+
+    def forget(self, scope: Scope, fact_id: str) -> bool:
+        """Soft-delete one live fact of this scope; False if there was none."""
+        with scoped(self.pool, scope) as conn:
+            cur = conn.execute(sql.FORGET[scope.kind], {**scope_params(scope), "id": fact_id})
+            return cur.rowcount == 1
+
+    def facts(self, scope: Scope, *, include_superseded: bool = False) -> list[StoredFact]:
+        """What this scope can see, oldest first (deleted facts never)."""
+        params = {**scope_params(scope), "include_superseded": include_superseded}
+        with scoped(self.pool, scope) as conn:
+            rows = conn.execute(sql.LIST_FACTS[scope.kind], params).fetchall()
+        return [StoredFact.model_validate(r) for r in rows]
+
+    def set_profile(self, scope: Scope, entries: Iterable[ProfileEntry]) -> None:
+        """Set profile fields by hand (each entry replaces its field): recalled on every turn."""
+        scope_params(personal(scope))
+        updates = [
+            ProfileUpdate(e.key, e.value.strip() or e.value, e.confidence, replace=True)
+            for e in entries
+        ]
+        with scoped(self.pool, scope) as conn:
+            self.update_profile_in(conn, scope, updates)
+
+    def profile(self, scope: Scope) -> Profile:
+        """The user's profile document (migrated to the current version if it is older)."""
+        scope_params(personal(scope))
+        with scoped(self.pool, scope) as conn:
+            return read_profile(conn, scope)
+
+    def update_profile_in(
+        self,
+        conn: Connection[Any],
+        scope: Scope,
+        updates: Sequence[ProfileUpdate],
+        *,
+        forget_fact_ids: Iterable[str] = (),
+    ) -> Profile:
+        """Change profile fields inside the caller's transaction, losing no racing update."""
+        return update_profile(
+            conn, scope, updates, forget_fact_ids=forget_fact_ids, policy=self.profile_policy
+        )
+
+    def record_episode(self, scope: Scope, episode: NewEpisode) -> str:
+        """Store an episode summary; returns its id."""
+        scope_params(personal(scope))
+        vector = self.embed_one(clean_text(episode.summary))
+        with scoped(self.pool, scope) as conn:
+            return self.record_episode_in(conn, scope, episode, vector=vector)
+
+    def record_episode_in(
+        self,
+        conn: Connection[Any],
+        scope: Scope,
+        episode: NewEpisode,
+        *,
+        vector: list[float] | None = None,
+    ) -> str:
+        """`record_episode` inside the caller's scoped transaction."""
+        params = scope_params(personal(scope))
+        summary = clean_text(episode.summary)
+        if vector is None:
+            vector = self.embed_one(summary)
+        row = conn.execute(
+            sql.INSERT_EPISODE,
+            {
+                **params,
+                "summary": summary,
+                "occurred_at": aware(episode.occurred_at, "occurred_at"),
+                "source_ids": list(episode.source_ids),
+                "vector": literal(vector) if vector is not None else None,
+                "metadata": Jsonb(episode.metadata),
+            },
+        ).fetchone()
+        assert row is not None
+        return str(row["id"])
+
+    def embed_one(self, text: str) -> list[float] | None:
+        """The stored-side embedding of `text`, or None without an embedder."""
+        return embed_texts(self.embedder, [text])[0]
+
+    # --- read path -----------------------------------------------------------------------
+
+    def recall(
+        self,
+        scope: Scope,
+        query: str,
+        *,
+        k: int | None = None,
+        token_budget: int | None = None,
+        now: datetime | None = None,
+        query_embedding: Sequence[float] | None = None,
+        recipe: RecallRecipe | None = None,
+    ) -> Recollection:
+        """The facts, profile and episodes that matter for `query`, best first, with scores."""
+        scope_params(scope)
+        return recall_scope(
+            self.pool,
+            scope,
+            query,
+            recipe=recipe or self.recipe,
+            embedder=self.embedder,
+            k=k,
+            token_budget=token_budget,
+            now=aware(now, "now"),
+            query_embedding=checked(query_embedding) if query_embedding is not None else None,
+            vector_types=self._vector_types,
+            reranker=self.reranker,
+        )
+
+
+def _as_vector(value: Sequence[float] | None) -> Vector | None:
+    if value is None:
+        return None
+    if isinstance(value, Vector):
+        return value
+    return Vector(checked(value))

@@ -1,0 +1,239 @@
+"""The read path: candidates from SQL per the recipe, `ranking.rank`, then the token budget.
+
+Dense candidates are an exact cosine scan of the scope's live rows (per-user corpora are small:
+this beat an ANN index in `bench/recall_latency.py`); lexical candidates come from the GIN-indexed
+tsvector with any-word semantics. All statements of one recall, the transaction and its scope
+included, go to the server in one pipeline.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+from psycopg import Connection
+from psycopg_pool import ConnectionPool
+
+from recollect.longterm import fact_sql as sql
+from recollect.longterm.profile import from_row
+from recollect.longterm.ranking import rank
+from recollect.longterm.recipe import Candidate, Method, RecallRecipe
+from recollect.longterm.records import (
+    FactCategory,
+    ProfileEntry,
+    RecalledEpisode,
+    RecalledFact,
+    Recollection,
+    StoredFact,
+)
+from recollect.longterm.rerankers import Reranker
+from recollect.longterm.vectors import Vector, VectorTypes
+from recollect.store.schema.long_term import COVERED_MAX_DIM
+from recollect.store.scope import Scope
+from recollect.store.tenancy import pipelined_scope
+
+log = logging.getLogger(__name__)
+
+_TOKENS_PER_ITEM = 6
+"""Bullet, date and separators around each recalled line."""
+
+
+def approx_tokens(text: str) -> int:
+    """The same chars/4 estimate as `count_tokens_approximately`, plus the line's framing."""
+    return math.ceil(len(text) / 4) + _TOKENS_PER_ITEM
+
+
+def query_vector(
+    embedder: Embeddings | None, query: str, recipe: RecallRecipe
+) -> list[float] | None:
+    """The query's embedding, or None (lexical only) without an embedder or when it fails."""
+    if embedder is None or Method.DENSE not in recipe.methods or not query.strip():
+        return None
+    try:
+        return [float(x) for x in embedder.embed_query(query)]
+    except Exception as exc:
+        log.warning("query embedding failed (%s); recalling by full text only", exc)
+        return None
+
+
+def recall(
+    pool: ConnectionPool[Any],
+    scope: Scope,
+    query: str,
+    *,
+    recipe: RecallRecipe,
+    embedder: Embeddings | None,
+    now: datetime,
+    k: int | None = None,
+    token_budget: int | None = None,
+    query_embedding: Sequence[float] | None = None,
+    vector_types: VectorTypes | None = None,
+    reranker: Reranker | None = None,
+) -> Recollection:
+    """Profile always, then the best facts and episodes within `k` and `token_budget`.
+
+    The query vector travels in pgvector's binary form: formatting and parsing 384 floats as
+    text cost more than the whole dense scan of a 100-fact user.
+    """
+    limit = recipe.k if k is None else k
+    if limit < 0:
+        raise ValueError(f"k must not be negative, got {limit}")
+    if token_budget is not None and token_budget < 0:
+        raise ValueError(f"token_budget must not be negative, got {token_budget}")
+    vector = (
+        list(query_embedding)
+        if query_embedding is not None
+        else query_vector(embedder, query, recipe)
+    )
+    params: dict[str, Any] = {
+        "org_id": scope.org_id,
+        "user_id": scope.owner_id,
+        "session_id": scope.session_id,
+        "tenant_lexeme": sql.tenant_lexeme(scope.org_id, scope.owner_id),
+        "query": query,
+        "dense_limit": recipe.dense_limit,
+        "lexical_limit": recipe.lexical_limit,
+    }
+    dense = vector is not None and Method.DENSE in recipe.methods
+    lexical = bool(query.strip()) and Method.LEXICAL in recipe.methods
+    if dense and vector is not None:
+        params |= {"vector": Vector(vector), "dim": len(vector)}
+    covered = vector is not None and len(vector) <= COVERED_MAX_DIM
+    types = vector_types or VectorTypes()
+    with pool.connection() as conn:
+        if dense:
+            types.register(conn)  # outside the pipeline: the first call looks the type up
+        with pipelined_scope(conn, scope):
+            results, profile = _candidate_rows(conn, scope, params, dense, lexical, covered)
+
+    fact_rows: dict[str, dict[str, Any]] = {}
+    facts = _candidates(
+        results[("fact", Method.DENSE)], results[("fact", Method.LEXICAL)], fact_rows
+    )
+    episode_rows: dict[str, dict[str, Any]] = {}
+    episodes = _candidates(
+        results[("episode", Method.DENSE)], results[("episode", Method.LEXICAL)], episode_rows
+    )
+    ranked = sorted(
+        [("fact", r) for r in rank(query, facts, recipe, now, reranker)]
+        + [("episode", r) for r in rank(query, episodes, recipe, now, reranker)],
+        key=lambda item: -item[1].score,
+    )
+
+    budget = token_budget if token_budget is not None else math.inf
+    used = 0
+    kept_profile: list[ProfileEntry] = []
+    for entry in profile:
+        cost = approx_tokens(f"{entry.key}: {entry.value}")
+        if used + cost > budget:
+            break
+        kept_profile.append(entry)
+        used += cost
+    chosen_facts: list[RecalledFact] = []
+    chosen_episodes: list[RecalledEpisode] = []
+    for kind, r in ranked:
+        if len(chosen_facts) + len(chosen_episodes) >= limit:
+            break
+        cost = approx_tokens(r.candidate.text)
+        if used + cost > budget:
+            continue  # a shorter item further down may still fit
+        used += cost
+        c = r.candidate
+        if kind == "fact":
+            chosen_facts.append(
+                RecalledFact(
+                    fact=StoredFact.model_validate(fact_rows[c.id]),
+                    score=r.score,
+                    similarity=c.similarity,
+                    lexical=c.lexical_score,
+                    fused=r.fused,
+                    rerank=r.rerank_score,
+                    recency=r.recency,
+                )
+            )
+        else:
+            chosen_episodes.append(
+                RecalledEpisode(
+                    id=c.id,
+                    summary=c.text,
+                    occurred_at=c.learned_at,
+                    score=r.score,
+                    similarity=c.similarity,
+                    lexical=c.lexical_score,
+                    recency=r.recency,
+                )
+            )
+    return Recollection(
+        profile=tuple(kept_profile),
+        facts=tuple(chosen_facts),
+        episodes=tuple(chosen_episodes),
+        tokens=used,
+    )
+
+
+def _candidates(
+    dense_rows: Sequence[dict[str, Any]],
+    lexical_rows: Sequence[dict[str, Any]],
+    rows_by_id: dict[str, dict[str, Any]],
+) -> list[Candidate]:
+    """One `Candidate` per id, carrying the rank and raw score from each list it appeared in."""
+    dense = {r["id"]: (i, r) for i, r in enumerate(dense_rows, start=1)}
+    lexical = {r["id"]: (i, r) for i, r in enumerate(lexical_rows, start=1)}
+    out: list[Candidate] = []
+    for fact_id in dict.fromkeys([*dense, *lexical]):
+        d = dense.get(fact_id)
+        lx = lexical.get(fact_id)
+        row = (d or lx)[1]  # type: ignore[index]
+        rows_by_id[fact_id] = row
+        out.append(
+            Candidate(
+                id=fact_id,
+                text=row["text"],
+                category=FactCategory(row["category"]),
+                confidence=float(row["confidence"]),
+                learned_at=row["learned_at"],
+                last_reinforced_at=row["last_reinforced_at"],
+                dense_rank=d[0] if d else None,
+                similarity=float(d[1]["similarity"]) if d else None,
+                lexical_rank=lx[0] if lx else None,
+                lexical_score=float(lx[1]["lexical_score"]) if lx else None,
+            )
+        )
+    return out
+
+
+def _candidate_rows(
+    conn: Connection[Any],
+    scope: Scope,
+    params: dict[str, Any],
+    dense: bool,
+    lexical: bool,
+    covered: bool,
+) -> tuple[dict[tuple[str, Method], list[dict[str, Any]]], list[ProfileEntry]]:
+    """Every candidate list and the profile, queued on the caller's pipeline, then fetched.
+    The statements are prepared and run on generic plans (`sql.GENERIC_PLANS`)."""
+    conn.execute(sql.GENERIC_PLANS)
+    profile_cur = conn.execute(sql.PROFILE_READ, params, prepare=True)
+    dense_cur = (
+        conn.execute((sql.DENSE if covered else sql.DENSE_WIDE)[scope.kind], params, prepare=True)
+        if dense
+        else None
+    )
+    lexical_cur = conn.execute(sql.LEXICAL[scope.kind], params, prepare=True) if lexical else None
+    profile = from_row(profile_cur.fetchone()).entries()
+    dense_rows = dense_cur.fetchall() if dense_cur else []
+    lexical_rows = lexical_cur.fetchall() if lexical_cur else []
+    results: dict[tuple[str, Method], list[dict[str, Any]]] = {}
+    for method, rows, score in (
+        (Method.DENSE, dense_rows, "similarity"),
+        (Method.LEXICAL, lexical_rows, "lexical_score"),
+    ):
+        for kind in ("fact", "episode"):
+            picked = [r for r in rows if r["kind"] == kind]
+            picked.sort(key=lambda r: -float(r[score]))  # a UNION does not promise its order
+            results[(kind, method)] = picked
+    return results, profile

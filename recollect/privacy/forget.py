@@ -1,0 +1,86 @@
+""" "Forget me": delete one user's data from every store in one transaction, then prove it.
+
+Every table with a `user_id` column must appear in `USER_TABLES` (a test compares it with
+`information_schema`), so a new table cannot be forgotten silently. Checkpoints carry no
+user id; they are found through the threads the user owns (agent threads and the threads of
+their approval workflows). Refunds are deleted with the workflows that paid them: a deployment
+that must keep financial records should export them (`recollect memory export`) first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from psycopg import Connection, sql
+from psycopg_pool import ConnectionPool
+
+from recollect.store.scope import Scope
+from recollect.store.tenancy import scoped
+
+CHECKPOINT_TABLES: tuple[str, ...] = ("checkpoint_writes", "checkpoint_blobs", "checkpoints")
+"""LangGraph's tables, keyed by thread id."""
+
+USER_TABLES: tuple[str, ...] = (
+    "facts",
+    "profiles",
+    "episodes",
+    "refunds",
+    "approval_audit",
+    "approval_workflows",
+    "fact_candidates",
+    "memory_job_messages",
+    "memory_jobs",
+    "threads",
+)
+"""Our tables with a `user_id` column, children before parents. `threads` goes last."""
+
+OWNED_THREAD_IDS = """
+SELECT thread_id FROM threads WHERE org_id = %(org)s AND user_id = %(user)s
+UNION
+SELECT thread_id FROM approval_workflows WHERE org_id = %(org)s AND user_id = %(user)s
+"""
+DELETE_CHECKPOINT_ROWS = "DELETE FROM {} WHERE thread_id = ANY(%s)"
+COUNT_CHECKPOINT_ROWS = "SELECT count(*) AS n FROM {} WHERE thread_id = ANY(%s)"
+DELETE_USER_ROWS = "DELETE FROM {} WHERE org_id = %s AND user_id = %s"
+COUNT_USER_ROWS = "SELECT count(*) AS n FROM {} WHERE org_id = %s AND user_id = %s"
+
+
+class ErasureIncompleteError(RuntimeError):
+    """Rows remained after erasure; the transaction was rolled back."""
+
+
+def forget_user(pool: ConnectionPool[Any], scope: Scope) -> dict[str, int]:
+    """Delete everything `scope`'s user has, return rows deleted per table, verify none remain."""
+    user = (scope.org_id, scope.user_id)
+    deleted: dict[str, int] = {}
+    with scoped(pool, Scope.for_user(*user)) as conn:
+        owner = {"org": scope.org_id, "user": scope.user_id}
+        threads = [r["thread_id"] for r in conn.execute(OWNED_THREAD_IDS, owner).fetchall()]
+        for table in CHECKPOINT_TABLES:
+            deleted[table] = _rowcount(conn, DELETE_CHECKPOINT_ROWS, table, (threads,))
+        for table in USER_TABLES:
+            deleted[table] = _rowcount(conn, DELETE_USER_ROWS, table, user)
+        remaining = remaining_rows(conn, scope, threads)
+        if any(remaining.values()):
+            raise ErasureIncompleteError(f"rows remain after erasure: {remaining}")
+    return deleted
+
+
+def remaining_rows(conn: Connection[Any], scope: Scope, threads: list[str]) -> dict[str, int]:
+    """Rows per table that still belong to the user (all zero after a successful erasure)."""
+    counts = {
+        table: _count(conn, COUNT_CHECKPOINT_ROWS, table, (threads,)) for table in CHECKPOINT_TABLES
+    }
+    for table in USER_TABLES:
+        counts[table] = _count(conn, COUNT_USER_ROWS, table, (scope.org_id, scope.user_id))
+    return counts
+
+
+def _rowcount(conn: Connection[Any], template: str, table: str, params: tuple[Any, ...]) -> int:
+    cursor = conn.execute(sql.SQL(template).format(sql.Identifier(table)), params)
+    return max(cursor.rowcount, 0)
+
+
+def _count(conn: Connection[Any], template: str, table: str, params: tuple[Any, ...]) -> int:
+    row = conn.execute(sql.SQL(template).format(sql.Identifier(table)), params).fetchone()
+    return int(row["n"]) if row else 0

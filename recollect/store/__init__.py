@@ -1,0 +1,1 @@
+"""Postgres: the embedded server, pools, migrations, roles, tenant scope, clock and errors."""

@@ -1,0 +1,70 @@
+"""The pool graph steps use when no pool can be handed to them.
+
+Graph nodes cannot receive a pool through LangGraph's run-time context (it must stay
+serialisable for the HTTP API), so they ask here, in this order:
+1. a pool installed with `use_pool` for the duration of a block — a context variable, so
+   concurrent runs in other threads or tasks keep theirs (`Approvals`, tests);
+2. the process's pool, installed by `open_persistence` while it is open (the CLI);
+3. under `langgraph dev` or LangGraph Platform, where nobody installed one, a pool the first
+   caller opens (as the app role, after migrating) that lives until the process exits.
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+from psycopg_pool import ConnectionPool
+
+from recollect.store.migrations import migrate
+from recollect.store.roles import app_uri
+from recollect.store.server import open_pool, resolve_uri
+
+_installed: ContextVar[ConnectionPool[Any] | None] = ContextVar("recollect_pool", default=None)
+_lock = threading.Lock()
+_process: list[ConnectionPool[Any]] = []
+_opened: dict[str, ConnectionPool[Any]] = {}
+
+
+@contextmanager
+def use_pool(pool: ConnectionPool[Any]) -> Iterator[ConnectionPool[Any]]:
+    """Make `pool` the pool for this context until the block exits (nests)."""
+    token = _installed.set(pool)
+    try:
+        yield pool
+    finally:
+        _installed.reset(token)
+
+
+@contextmanager
+def install_process_pool(pool: ConnectionPool[Any]) -> Iterator[ConnectionPool[Any]]:
+    """Make `pool` every thread's fallback until the block exits (background threads and
+    LangGraph's executor threads do not inherit context variables)."""
+    with _lock:
+        _process.append(pool)
+    try:
+        yield pool
+    finally:
+        with _lock:
+            _process.remove(pool)
+
+
+def shared_pool() -> ConnectionPool[Any]:
+    """The installed pool, else the process's, else one opened (and migrated) on first use."""
+    installed = _installed.get()
+    if installed is not None:
+        return installed
+    with _lock:
+        if _process:
+            return _process[-1]
+        if "default" not in _opened:
+            uri = resolve_uri(announce=False)
+            migrate(uri)
+            pool = open_pool(app_uri(uri), name="recollect-shared")
+            _opened["default"] = pool
+            atexit.register(pool.close)
+        return _opened["default"]

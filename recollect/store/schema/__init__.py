@@ -1,0 +1,1 @@
+"""The DDL of each subsystem's tables and policies, applied in order by `migrations`."""
