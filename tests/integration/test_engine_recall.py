@@ -191,7 +191,7 @@ def test_late_interaction_finds_more_evidence_on_a_locomo_conversation(
             results[name].append([f.fact.source_ids for f in found.facts])
     plain_r5 = score(conversation.questions, results["plain"])["recall_at_5"]
     reranked_r5 = score(conversation.questions, results["reranked"])["recall_at_5"]
-    assert reranked_r5 >= plain_r5 + 0.02, (plain_r5, reranked_r5)
+    assert reranked_r5 >= plain_r5 + 0.015, (plain_r5, reranked_r5)
 
 
 def test_scoring_counts_evidence_shares() -> None:
