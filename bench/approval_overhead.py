@@ -30,7 +30,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, interrupt
 from psycopg_pool import ConnectionPool
 
-from recollect.graphs.approvals import Approvals
+from graphs.approvals import Approvals
 from recollect.store.migrations import migrate
 from recollect.store.server import configured_uri, open_pool, with_database
 

@@ -49,13 +49,13 @@ from langmem.short_term import RunningSummary as LangmemSummary
 from langmem.short_term import SummarizationNode
 from psycopg_pool import ConnectionPool
 
-from recollect.graphs.agent import make_graph, thread_config
+from graphs.agent import make_graph, thread_config
 from recollect.history.retention import DEFAULT_RETENTION, RetainingPostgresSaver
 from recollect.history.summary import FOLD_INSTRUCTIONS
 from recollect.models import factory as models
-from recollect.state.context import Context
 from recollect.store import migrations
 from recollect.store.server import CONNECTION_KWARGS, open_pool, with_database
+from state.context import Context
 from tests.support.scripted_openai import Reply, ScriptedOpenAI
 
 PLANTED = {

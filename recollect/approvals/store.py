@@ -10,6 +10,8 @@ Each function runs in one `scoped` transaction with the tenant's settings.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -19,6 +21,7 @@ from psycopg.errors import UniqueViolation
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
+from recollect.approvals.errors import DecisionRefusedError
 from recollect.approvals.records import (
     AuditEntry,
     AuditRecord,
@@ -29,6 +32,10 @@ from recollect.approvals.records import (
 )
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
+
+DECISION_LOCK_CLASS = 0x4150  # "AP": advisory-lock class for "a reviewer is deciding this"
+TRY_DECISION_LOCK = "SELECT pg_try_advisory_lock(%s, hashtext(%s)) AS locked"
+RELEASE_DECISION_LOCK = "SELECT pg_advisory_unlock(%s, hashtext(%s))"
 
 INSERT_WORKFLOW = """
 INSERT INTO approval_workflows (id, thread_id, org_id, user_id, kind, state, request,
@@ -287,3 +294,19 @@ def _transition(conn: Connection[Any], owner: Scope, workflow_id: str, entry: Au
 
 def _audit(conn: Connection[Any], owner: Scope, workflow_id: str, entry: AuditEntry) -> None:
     conn.execute(INSERT_AUDIT, {**_keys(owner, workflow_id), **entry})
+
+
+@contextmanager
+def deciding(pool: ConnectionPool[Any], workflow_id: str) -> Iterator[None]:
+    """Hold "a reviewer is deciding this workflow" for the block, across processes; a second
+    reviewer is refused at once rather than queued behind the first."""
+    with pool.connection() as conn:
+        row = conn.execute(TRY_DECISION_LOCK, (DECISION_LOCK_CLASS, workflow_id)).fetchone()
+        if not row or not row["locked"]:
+            raise DecisionRefusedError(
+                f"another reviewer is deciding workflow {workflow_id!r} right now"
+            )
+        try:
+            yield
+        finally:
+            conn.execute(RELEASE_DECISION_LOCK, (DECISION_LOCK_CLASS, workflow_id))

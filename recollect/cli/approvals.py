@@ -12,12 +12,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from graphs.approvals import Approvals, WorkflowView
 from recollect.approvals.machine import WorkflowState
 from recollect.approvals.records import WorkflowRecord
-from recollect.graphs.approvals import Approvals, WorkflowView
 from recollect.history.persistence import open_persistence
-from recollect.state.context import Context
 from recollect.store.pool import use_pool
+from state.context import Context
 
 
 def register(commands: Any) -> None:

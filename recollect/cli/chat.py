@@ -7,16 +7,16 @@ import sys
 import uuid
 from typing import Any
 
+from graphs.agent import make_graph, thread_config, user_turn
 from recollect.extraction.episodes import checkpoint_reader, end_session
 from recollect.extraction.worker import Worker, start_background
-from recollect.graphs.agent import make_graph, thread_config, user_turn
 from recollect.history.persistence import open_persistence
 from recollect.longterm.configured import configured_memory
 from recollect.longterm.facts import LongTermMemory
 from recollect.models.factory import describe_model
-from recollect.state.context import Context
 from recollect.store.scope import Scope
 from recollect.store.threads import claim_thread
+from state.context import Context
 
 EXIT_WORDS = {"/exit", "/quit"}
 END_WORD = "/end"

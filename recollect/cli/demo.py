@@ -24,23 +24,23 @@ from typing import Any
 from langchain_core.messages import RemoveMessage
 from langchain_core.runnables import RunnableConfig
 
+from graphs.agent import make_graph, thread_config, user_turn
+from graphs.approvals import Approvals
 from recollect.cli.approvals import describe
 from recollect.cli.demo_privacy import show_privacy
 from recollect.cli.demo_ranking import show_ranking
 from recollect.extraction.episodes import end_session
 from recollect.extraction.review import list_candidates
 from recollect.extraction.worker import Outcome, Worker, WorkerSettings, start_background
-from recollect.graphs.agent import make_graph, thread_config, user_turn
-from recollect.graphs.approvals import Approvals
 from recollect.history.persistence import open_persistence
 from recollect.longterm.configured import configured_memory
 from recollect.longterm.embeddings import describe_embeddings
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewFact, ProfileEntry, RememberAction
 from recollect.models.factory import describe_model
-from recollect.state.context import Context
 from recollect.store.scope import Scope
 from recollect.store.threads import claim_thread
+from state.context import Context
 
 DEMO_HISTORY_TOKENS = 220  # small on purpose, so trimming shows within a few turns
 DEMO_EXTRACT_EVERY_TURNS = 2  # so background extraction shows within the session

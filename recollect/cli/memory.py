@@ -24,10 +24,10 @@ from recollect.history.persistence import open_persistence
 from recollect.privacy.export import describe_user, export_user
 from recollect.privacy.forget import forget_user
 from recollect.privacy.lifecycle import restore_fact
-from recollect.state.context import Context
 from recollect.store.errors import RecollectError
 from recollect.store.scope import Scope
 from recollect.store.server import CONNECTION_KWARGS
+from state.context import Context
 
 
 def register(commands: Any) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 from psycopg_pool import ConnectionPool
 
-from recollect.graphs.approvals import Approvals
+from graphs.approvals import Approvals
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
 from tests.support.processes import Interactive, run_recollect

@@ -11,7 +11,7 @@ import pytest
 from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 
-from recollect.graphs.approvals import Approvals
+from graphs.approvals import Approvals
 from recollect.store.server import CONNECTION_KWARGS, open_pool
 from tests.support.langgraph_dev import langgraph_dev
 from tests.support.scripted_openai import ScriptedOpenAI

@@ -6,9 +6,9 @@ from typing import Any
 
 from langgraph.checkpoint.postgres import PostgresSaver
 
-from recollect.graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph, thread_config, user_turn
 from recollect.history.summary import FOLD_INSTRUCTIONS
-from recollect.state.context import Context
+from state.context import Context
 from tests.support.scripted_openai import ScriptedOpenAI
 
 

@@ -14,8 +14,8 @@ import pytest
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import ConnectionPool
 
+from graphs.approvals import Approvals
 from recollect.approvals.machine import WorkflowState
-from recollect.graphs.approvals import Approvals
 from recollect.store.pool import use_pool
 from recollect.store.scope import Scope
 from recollect.store.server import open_pool

@@ -9,6 +9,7 @@ import pytest
 from langgraph.types import Command
 from psycopg_pool import ConnectionPool
 
+from graphs.approvals import Approvals
 from recollect.approvals.errors import (
     DecisionRefusedError,
     InvalidDecisionError,
@@ -16,11 +17,11 @@ from recollect.approvals.errors import (
     WorkflowNotFoundError,
 )
 from recollect.approvals.machine import WorkflowState
-from recollect.graphs.approvals import DECISION_LOCK_CLASS, Approvals
-from recollect.state.context import Context
+from recollect.approvals.store import DECISION_LOCK_CLASS
 from recollect.store.pool import use_pool
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
+from state.context import Context
 
 
 @pytest.fixture

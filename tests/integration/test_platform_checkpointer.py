@@ -9,10 +9,10 @@ from typing import Any
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
-from recollect.graphs.agent import make_graph, user_turn
+from graphs.agent import make_graph, user_turn
 from recollect.history.persistence import PlatformPostgresSaver
-from recollect.state.context import Context
 from recollect.store.server import CONNECTION_KWARGS
+from state.context import Context
 
 
 def _count(uri: str, thread: str) -> int:

@@ -8,9 +8,9 @@ import pytest
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
-from recollect.graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph, thread_config, user_turn
 from recollect.history.retention import RetainingPostgresSaver, retention_from_env
-from recollect.state.context import Context
+from state.context import Context
 from tests.support.scripted_openai import ScriptedOpenAI
 
 COUNT_ROWS_SQL = """

@@ -11,11 +11,11 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.postgres import PostgresSaver
 
-from recollect.graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph, thread_config, user_turn
 from recollect.history.summary import FOLD_INSTRUCTIONS
 from recollect.history.truncation import text_tokens
 from recollect.models import factory as models
-from recollect.state.context import Context
+from state.context import Context
 from tests.support.scripted_openai import Reply, ScriptedError, ScriptedOpenAI, echo_responder
 
 _MARK = re.compile(r"\bT(\d{2})\b")

@@ -8,9 +8,9 @@ import json
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.postgres import PostgresSaver
 
-from recollect.graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph, thread_config, user_turn
 from recollect.history.truncation import text_tokens
-from recollect.state.context import Context
+from state.context import Context
 from tests.support.scripted_openai import ScriptedOpenAI
 
 

@@ -9,16 +9,16 @@ from typing import Any
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
+from graphs.agent import make_graph, thread_config, user_turn
 from recollect.approvals.records import AuditEntry, RefundRequest
 from recollect.approvals.store import NewWorkflow, apply_refund, record_workflow
 from recollect.extraction import queue as jobs
-from recollect.graphs.agent import make_graph, thread_config, user_turn
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewEpisode, NewFact, ProfileEntry
-from recollect.state.context import Context
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
 from recollect.store.threads import claim_thread
+from state.context import Context
 
 INSERT_REVIEW_ITEM = """
 INSERT INTO fact_candidates (org_id, user_id, text, category, confidence, status, dedup_key)

@@ -7,11 +7,11 @@ import json
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
+from nodes.prompt import SHARES, build_prompt
 from recollect.history.records import PinnedValue
 from recollect.history.window import message_tokens
-from recollect.nodes.prompt import SHARES, build_prompt
-from recollect.state.agent import AgentState, RecalledItem, RunningSummary
-from recollect.state.context import Context
+from state.agent import AgentState, RecalledItem, RunningSummary
+from state.context import Context
 
 
 def _ctx(tokens: int = 6000) -> Context:

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from graphs.approval import NEXT_STEP
 from recollect.approvals.machine import (
     APPROVAL_TRANSITIONS,
     TERMINAL_STATES,
@@ -18,7 +19,6 @@ from recollect.approvals.machine import (
     WorkflowState,
     all_contexts,
 )
-from recollect.graphs.approval import NEXT_STEP
 
 S = WorkflowState
 
@@ -171,7 +171,7 @@ def test_any_table_that_builds_is_unambiguous_reachable_and_closed(
 
 def test_the_approval_graph_describes_its_input_and_output_as_json_schema() -> None:
     """Studio's forms and the HTTP API's `/schemas` are built from these."""
-    from recollect.graphs.approval import graph
+    from graphs.approval import graph
 
     given_input = graph.get_input_jsonschema()
     assert given_input["required"] == ["request"]
@@ -182,7 +182,7 @@ def test_the_approval_graph_describes_its_input_and_output_as_json_schema() -> N
 
 
 def test_the_graph_edges_follow_the_transition_table() -> None:
-    from recollect.graphs.approval import graph
+    from graphs.approval import graph
 
     edges = sorted((e.source, e.target) for e in graph.get_graph().edges)
     assert edges == [

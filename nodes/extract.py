@@ -14,12 +14,12 @@ from langchain_core.messages import AnyMessage
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
+from nodes.context import context_of
 from recollect.extraction.queue import BufferedMessage, Debounce, QueueUnavailableError, enqueue
-from recollect.nodes.context import context_of
-from recollect.state.agent import AgentState
-from recollect.state.context import Context
 from recollect.store.pool import shared_pool
 from recollect.store.scope import Scope
+from state.agent import AgentState
+from state.context import Context
 
 _ROLES = {"human": "user", "ai": "assistant"}
 log = logging.getLogger(__name__)

@@ -6,13 +6,13 @@ import os
 import time
 from typing import Any
 
+from nodes.approval.common import fire, owner_scope
 from recollect.approvals.machine import Decision, GuardContext, Outcome
 from recollect.approvals.records import RefundRequest
 from recollect.approvals.store import apply_refund, record_transition
-from recollect.nodes.approval.common import fire, owner_scope
-from recollect.state.approval import ApprovalState, ExecutionRecord
 from recollect.store import clock
 from recollect.store.pool import shared_pool
+from state.approval import ApprovalState, ExecutionRecord
 
 PAUSE_ENV = "RECOLLECT_EXECUTE_PAUSE_S"
 """Seconds to hold after the refund is committed and before the step returns. For crash

@@ -16,10 +16,10 @@ from __future__ import annotations
 from langchain_core.tools import BaseTool, tool
 from langgraph.prebuilt import ToolRuntime
 
-from recollect.graphs.approvals import process_approvals
-from recollect.nodes.context import context_of
-from recollect.state.context import Context
+from graphs.approvals import process_approvals
+from nodes.context import context_of
 from recollect.store.errors import RecollectError
+from state.context import Context
 
 
 @tool

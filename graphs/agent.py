@@ -17,15 +17,15 @@ from langgraph.prebuilt import ToolNode
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
-from recollect.graphs.tools import AGENT_TOOLS
+from graphs.tools import AGENT_TOOLS
+from nodes.call_model import make_call_model
+from nodes.extract import extract
+from nodes.recall import MemorySource, RecallNode
+from nodes.summarize import fold_pending, summarize
+from nodes.trim import trim
 from recollect.longterm.process import process_memory
-from recollect.nodes.call_model import make_call_model
-from recollect.nodes.extract import extract
-from recollect.nodes.recall import MemorySource, RecallNode
-from recollect.nodes.summarize import fold_pending, summarize
-from recollect.nodes.trim import trim
-from recollect.state.agent import AgentInput, AgentState
-from recollect.state.context import Context
+from state.agent import AgentInput, AgentState
+from state.context import Context
 
 
 def _after_model(state: AgentState, runtime: Runtime[Context]) -> str:

@@ -14,13 +14,13 @@ import psycopg
 from langchain_core.messages import AnyMessage, HumanMessage
 from langgraph.runtime import Runtime
 
+from nodes.context import context_of
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import Recollection
-from recollect.nodes.context import context_of
-from recollect.state.agent import AgentState, RecalledItem
-from recollect.state.context import Context
 from recollect.store.errors import RecollectError
 from recollect.store.scope import Scope
+from state.agent import AgentState, RecalledItem
+from state.context import Context
 
 log = logging.getLogger(__name__)
 

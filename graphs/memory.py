@@ -14,9 +14,9 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from recollect.nodes.memory_job import run_memory_job
-from recollect.state.context import Context
-from recollect.state.extraction import MemoryRunInput, MemoryRunState
+from nodes.memory_job import run_memory_job
+from state.context import Context
+from state.memory import MemoryRunInput, MemoryRunState
 
 builder: StateGraph[MemoryRunState, Context, MemoryRunInput, MemoryRunState] = StateGraph(
     MemoryRunState, context_schema=Context, input_schema=MemoryRunInput

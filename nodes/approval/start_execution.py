@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from nodes.approval.common import fire, owner_scope
 from recollect.approvals.machine import Decision, GuardContext
 from recollect.approvals.store import record_transition
-from recollect.nodes.approval.common import fire, owner_scope
-from recollect.state.approval import ApprovalState
 from recollect.store import clock
 from recollect.store.pool import shared_pool
+from state.approval import ApprovalState
 
 
 def start_execution(state: ApprovalState) -> dict[str, Any]:

@@ -17,11 +17,11 @@ from typing import Any
 from langchain_core.messages import BaseMessage, RemoveMessage
 from langgraph.runtime import Runtime
 
+from nodes.context import context_of
 from recollect.history.pinning import new_pins
 from recollect.history.window import fit_window
-from recollect.nodes.context import context_of
-from recollect.state.agent import AgentState
-from recollect.state.context import Context
+from state.agent import AgentState
+from state.context import Context
 
 
 def trim(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:

@@ -13,9 +13,9 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from recollect.extraction.worker import Worker
-from recollect.state.context import Context
-from recollect.state.extraction import MemoryRunState
 from recollect.store.pool import shared_pool
+from state.context import Context
+from state.memory import MemoryRunState
 
 
 def run_memory_job(state: MemoryRunState, runtime: Runtime[Context]) -> dict[str, Any]:

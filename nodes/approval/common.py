@@ -17,8 +17,8 @@ from recollect.approvals.machine import (
     WorkflowState,
 )
 from recollect.approvals.records import AuditEntry
-from recollect.state.approval import ApprovalState
 from recollect.store.scope import Scope
+from state.approval import ApprovalState
 
 THREAD_PREFIX = "approval-"
 

@@ -9,12 +9,12 @@ from langchain_core.messages import HumanMessage
 from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
 
+from nodes.context import context_of
+from nodes.prompt import build_prompt
 from recollect.history.pinning import new_pins
 from recollect.models.factory import chat_model
-from recollect.nodes.context import context_of
-from recollect.nodes.prompt import build_prompt
-from recollect.state.agent import AgentState, merge_pinned
-from recollect.state.context import Context
+from state.agent import AgentState, merge_pinned
+from state.context import Context
 
 
 class ModelNode(Protocol):

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import contextvars
 import uuid
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -27,6 +26,8 @@ from langgraph.types import Command
 from psycopg_pool import ConnectionPool
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from graphs.approval import make_graph
+from nodes.approval.common import thread_id_for
 from recollect.approvals.errors import (
     DecisionRefusedError,
     InvalidDecisionError,
@@ -42,18 +43,16 @@ from recollect.approvals.records import (
     WorkflowRecord,
 )
 from recollect.approvals.store import (
+    deciding,
     find_workflow,
     list_workflows,
     open_workflow_for_order,
     workflow_detail,
 )
-from recollect.graphs.approval import make_graph
-from recollect.nodes.approval.common import thread_id_for
-from recollect.state.context import Context
 from recollect.store.pool import shared_pool, use_pool
 from recollect.store.scope import Scope
+from state.context import Context
 
-DECISION_LOCK_CLASS = 0x4150  # "AP": advisory-lock class for "a reviewer is deciding this"
 SYSTEM_VIEWER = "approvals"
 
 
@@ -163,7 +162,7 @@ class Approvals:
             ) from exc
         record = self._find(workflow_id, org_id, decision.by)
         config = _thread(record.thread_id)
-        with self._deciding(workflow_id):
+        with deciding(self.pool, workflow_id):
             if not self.graph.get_state(config).interrupts:
                 raise DecisionRefusedError(
                     _not_awaiting(self._find(workflow_id, org_id, decision.by))
@@ -268,25 +267,6 @@ class Approvals:
     def _invoke(self, payload: Any, config: RunnableConfig, ctx: Context) -> None:
         with use_pool(self.pool):
             self.graph.invoke(payload, config, context=ctx, durability="sync")
-
-    @contextmanager
-    def _deciding(self, workflow_id: str) -> Iterator[None]:
-        with self.pool.connection() as conn:
-            row = conn.execute(
-                "SELECT pg_try_advisory_lock(%s, hashtext(%s)) AS locked",
-                (DECISION_LOCK_CLASS, workflow_id),
-            ).fetchone()
-            if not row or not row["locked"]:
-                raise DecisionRefusedError(
-                    f"another reviewer is deciding workflow {workflow_id!r} right now"
-                )
-            try:
-                yield
-            finally:
-                conn.execute(
-                    "SELECT pg_advisory_unlock(%s, hashtext(%s))",
-                    (DECISION_LOCK_CLASS, workflow_id),
-                )
 
 
 def _thread(thread_id: str) -> RunnableConfig:

@@ -18,14 +18,14 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from nodes.approval.draft import draft
+from nodes.approval.execute import execute
+from nodes.approval.review import review
+from nodes.approval.start_execution import start_execution
+from nodes.approval.submit import submit
 from recollect.approvals.machine import APPROVAL_TRANSITIONS, WorkflowState
-from recollect.nodes.approval.draft import draft
-from recollect.nodes.approval.execute import execute
-from recollect.nodes.approval.review import review
-from recollect.nodes.approval.start_execution import start_execution
-from recollect.nodes.approval.submit import submit
-from recollect.state.approval import ApprovalInput, ApprovalState
-from recollect.state.context import Context
+from state.approval import ApprovalInput, ApprovalState
+from state.context import Context
 
 NEXT_STEP: dict[WorkflowState, str] = {
     WorkflowState.DRAFT: "submit",

@@ -13,11 +13,11 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from nodes.context import context_of
 from recollect.history.summary import cap_summary, extractive_fold, fold_due, fold_prompt
 from recollect.models.factory import OFFLINE_MODEL, chat_model, resolve_model_name
-from recollect.nodes.context import context_of
-from recollect.state.agent import AgentState, RunningSummary
-from recollect.state.context import Context
+from state.agent import AgentState, RunningSummary
+from state.context import Context
 
 logger = logging.getLogger(__name__)
 

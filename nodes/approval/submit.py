@@ -6,13 +6,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from nodes.approval.common import fire, owner_scope
 from recollect.approvals.machine import GuardContext
 from recollect.approvals.records import RefundRequest
 from recollect.approvals.store import record_transition
-from recollect.nodes.approval.common import fire, owner_scope
-from recollect.state.approval import ApprovalState
 from recollect.store import clock
 from recollect.store.pool import shared_pool
+from state.approval import ApprovalState
 
 
 def submit(state: ApprovalState) -> dict[str, Any]:

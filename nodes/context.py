@@ -6,7 +6,7 @@ from typing import Any, Protocol
 
 from langgraph.runtime import Runtime
 
-from recollect.state.context import Context
+from state.context import Context
 
 
 class HasContext(Protocol):

@@ -20,8 +20,8 @@ from recollect.history.records import PinnedValue
 from recollect.history.summary import cap_summary
 from recollect.history.truncation import text_tokens, truncate_text
 from recollect.history.window import MIN_MESSAGE_TOKENS, fit_window, message_tokens
-from recollect.state.agent import AgentState, RecalledItem
-from recollect.state.context import Context
+from state.agent import AgentState, RecalledItem
+from state.context import Context
 
 
 @dataclass(frozen=True)

@@ -15,15 +15,15 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 from pydantic import ValidationError
 
+from nodes.approval.common import fire, owner_scope
+from nodes.context import context_of
 from recollect.approvals.machine import Decision, GuardContext
 from recollect.approvals.records import WORKFLOW_KIND_REFUND, ReviewDecision
 from recollect.approvals.store import record_transition
-from recollect.nodes.approval.common import fire, owner_scope
-from recollect.nodes.context import context_of
-from recollect.state.approval import ApprovalState, DecisionRecord, ReviewRequest
-from recollect.state.context import Context
 from recollect.store import clock
 from recollect.store.pool import shared_pool
+from state.approval import ApprovalState, DecisionRecord, ReviewRequest
+from state.context import Context
 
 
 def review_request(state: ApprovalState, error: str | None = None) -> ReviewRequest:
