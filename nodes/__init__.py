@@ -1,1 +1,1 @@
-"""Graph nodes, one per file; they call `recollect.memory` and never build SQL."""
+"""Graph nodes, one per file; they call the `recollect` engine and never build SQL."""
