@@ -19,7 +19,8 @@ SET_SCOPE = """
 SELECT set_config('app.org_id', %(org_id)s, true),
        set_config('app.user_id', %(user_id)s, true),
        set_config('app.session_id', %(session_id)s, true),
-       set_config('app.scope_kind', %(kind)s, true)
+       set_config('app.scope_kind', %(kind)s, true),
+       set_config('app.reviewer', %(reviewer)s, true)
 """
 
 
@@ -47,4 +48,5 @@ def scope_settings(scope: Scope) -> dict[str, str]:
         "user_id": scope.user_id,
         "session_id": scope.session_id or "",
         "kind": scope.kind.value,
+        "reviewer": "on" if scope.is_reviewer else "off",
     }

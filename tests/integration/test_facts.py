@@ -323,10 +323,9 @@ def test_wide_embeddings_use_the_heap_path_and_small_ones_the_covering_index(
     ]
 
 
-def test_overlong_ids_are_refused_before_any_sql(pool: ConnectionPool[Any]) -> None:
-    memory = LongTermMemory(pool)
-    with pytest.raises(ValueError, match="user_id must be at most 128"):
-        memory.remember(Scope.for_user("acme", "u" * 129), NewFact(text="x", category="goal"))
+def test_overlong_ids_are_refused_before_any_sql() -> None:
+    with pytest.raises(ValueError, match="user id is 129 characters long; the limit is 128"):
+        Scope.for_user("acme", "u" * 129)
 
 
 def test_a_paraphrase_on_the_same_subject_reinforces(
