@@ -44,6 +44,10 @@ class Context:
 
     user_id: str = field(default_factory=lambda: _env_str("RECOLLECT_USER_ID", "local-user"))
     org_id: str = field(default_factory=lambda: _env_str("RECOLLECT_ORG_ID", "default"))
+    permissions: tuple[str, ...] = ()
+    """What this identity may do beyond its own data (`reviewer`). On the served API both ids
+    and permissions come from authentication and whatever a caller sends here is refused or
+    replaced; on the command line the operator's word is taken."""
     model: str = field(default_factory=lambda: _env_str("RECOLLECT_MODEL", ""))
     """`provider:model` for `init_chat_model`; empty picks the default for the environment."""
     system_prompt: str = field(

@@ -1,0 +1,99 @@
+"""Who may call the served API, and what each caller may touch (`langgraph.json` → `auth`).
+
+`authenticate` turns a bearer token into an identity (`RECOLLECT_API_KEYS`); swap its body
+for a JWT or OIDC check in production and keep the rest. Every resource is stamped with its
+owner when it is created and every read, search and run is filtered by it, so another user's
+thread id answers 404. A run whose context or config names another user or organisation is
+refused: graphs take identity from here, never from the caller. Studio in `langgraph dev`
+acts as the configured local identity.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from langgraph_sdk import Auth
+
+from recollect.auth.api_keys import AuthenticationError, authenticate_bearer, load_api_keys
+from recollect.auth.identity import Identity
+from recollect.auth.ownership import (
+    foreign_identity_in_run,
+    namespace_allowed,
+    owner_filter,
+    stamp_owner,
+)
+from recollect.auth.served import identity_of
+
+auth = Auth()
+_KEYS = load_api_keys()
+"""Read once, at start-up: a bad value stops the server instead of failing every request."""
+
+
+@auth.authenticate
+async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
+    """`Authorization: Bearer <token>` → the identity `RECOLLECT_API_KEYS` maps it to."""
+    try:
+        identity = authenticate_bearer(authorization, _KEYS)
+    except AuthenticationError as exc:
+        raise Auth.exceptions.HTTPException(status_code=401, detail=str(exc)) from exc
+    return {
+        "identity": identity.key,
+        "display_name": identity.user_id,
+        "is_authenticated": True,
+        "permissions": sorted(identity.permissions),
+    }
+
+
+def _caller(ctx: Auth.types.AuthContext) -> Identity:
+    identity = identity_of(ctx.user)
+    if identity is None:
+        raise Auth.exceptions.HTTPException(status_code=401, detail="not authenticated")
+    return identity
+
+
+@auth.on
+async def owned_only(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> dict[str, str]:
+    """The default for every resource and action: stamp the owner on create, filter by it."""
+    identity = _caller(ctx)
+    if ctx.action == "create":
+        return stamp_owner(value, identity)
+    return owner_filter(identity)
+
+
+@auth.on.threads.create_run
+async def runs_as_the_caller(
+    ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate
+) -> dict[str, str]:
+    """A run on one's own thread, as oneself: naming another user in its context is refused."""
+    identity = _caller(ctx)
+    reason = foreign_identity_in_run(value.get("kwargs") or {}, identity)
+    if reason:
+        raise Auth.exceptions.HTTPException(status_code=403, detail=reason)
+    return stamp_owner(cast(dict[str, Any], value), identity)
+
+
+@auth.on.assistants.read
+async def shared_assistants(ctx: Auth.types.AuthContext, value: Auth.types.AssistantsRead) -> bool:
+    """The graphs' assistants are the deployment's, readable by every authenticated caller."""
+    _caller(ctx)
+    return True
+
+
+@auth.on.assistants.search
+async def search_shared_assistants(
+    ctx: Auth.types.AuthContext, value: Auth.types.AssistantsSearch
+) -> bool:
+    """Listing assistants shows the deployment's graphs (and nothing of other users)."""
+    _caller(ctx)
+    return True
+
+
+@auth.on.store()
+async def own_namespaces(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> None:
+    """Store items live under `(org, user, ...)`; another namespace is refused."""
+    identity = _caller(ctx)
+    if not namespace_allowed(value.get("namespace"), identity):
+        raise Auth.exceptions.HTTPException(
+            status_code=403,
+            detail=f"store namespaces must start with ({identity.org_id!r}, {identity.user_id!r})",
+        )

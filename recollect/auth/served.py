@@ -1,0 +1,72 @@
+"""The identity the served API authenticated for the request or run in progress.
+
+`langgraph dev` and LangGraph Platform authenticate every request through the `Auth` object
+`langgraph.json` names, and carry the result two ways: in the run's config
+(`configurable.langgraph_auth_user`) and in a context variable of the server for the request
+being handled. Graph steps and the checkpointer read it here; outside the server (the CLI,
+scripts, tests) there is none and the caller's own scope applies. Studio, in `langgraph dev`,
+acts as the configured local identity (`RECOLLECT_ORG_ID` / `RECOLLECT_USER_ID`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from recollect.auth.identity import Identity
+
+AUTH_USER_KEY = "langgraph_auth_user"
+STUDIO_USER_KIND = "StudioUser"
+
+
+def local_identity() -> Identity:
+    """Who a developer is in Studio and on the command line when nobody says otherwise."""
+    return Identity(
+        os.environ.get("RECOLLECT_ORG_ID") or "default",
+        os.environ.get("RECOLLECT_USER_ID") or "local-user",
+    )
+
+
+def served_identity(configurable: Mapping[str, Any] | None = None) -> Identity | None:
+    """The authenticated caller, from the run's config or the server's request context."""
+    user = (configurable or {}).get(AUTH_USER_KEY) or _request_user()
+    return identity_of(user) if user is not None else None
+
+
+def identity_of(user: Any) -> Identity | None:
+    """Our `Identity` for a server's user object (None for an unauthenticated one)."""
+    kind = _field(user, "kind") or type(user).__name__
+    if kind == STUDIO_USER_KIND:
+        return local_identity()
+    key = _field(user, "identity") or ""
+    if not key or "/" not in key:
+        return None
+    permissions = _field(user, "permissions") or ()
+    who = Identity.parse(key)
+    return Identity(who.org_id, who.user_id, frozenset(permissions))
+
+
+def _field(user: Any, name: str) -> Any:
+    """Server user objects are attribute- or mapping-like, depending on where they travelled."""
+    if isinstance(user, Mapping):
+        return user.get(name)
+    value = getattr(user, name, None)
+    if value is None and hasattr(user, "get"):
+        try:
+            value = user.get(name)
+        except (TypeError, KeyError):
+            value = None
+    return value
+
+
+def _request_user() -> Any:
+    """The user of the request the server is handling, when running inside the server (whose
+    package is loaded then; importing it elsewhere would demand the server's settings)."""
+    server = sys.modules.get("langgraph_api.utils")
+    get_auth_ctx = getattr(server, "get_auth_ctx", None)
+    if get_auth_ctx is None:
+        return None
+    ctx = get_auth_ctx()
+    return ctx.user if ctx is not None else None
