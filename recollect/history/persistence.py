@@ -17,7 +17,7 @@ from recollect.history.retention import (
     RetainingPostgresSaver,
     retention_from_env,
 )
-from recollect.store.migrations import migrate
+from recollect.store.migrations import prepare
 from recollect.store.pool import install_process_pool
 from recollect.store.roles import app_uri
 from recollect.store.server import CONNECTION_KWARGS, open_pool, resolve_uri
@@ -40,7 +40,7 @@ def open_persistence(uri: str | None = None, *, announce: bool = True) -> Iterat
     """Resolve (or start) the database, migrate it, and close the pool on exit; graph steps
     reach the pool through `shared_pool()` meanwhile."""
     target = uri or resolve_uri(announce=announce)
-    version = migrate(target)
+    version = prepare(target)
     retain = retention_from_env()
     pool = open_pool(app_uri(target))
     saver = RetainingPostgresSaver(pool)
@@ -82,7 +82,7 @@ async def platform_checkpointer() -> AsyncIterator[AsyncPostgresSaver]:
     It keeps the newest `RECOLLECT_CHECKPOINT_RETENTION` checkpoints of each thread.
     """
     target = await asyncio.to_thread(resolve_uri)  # blocking work stays off the event loop
-    await asyncio.to_thread(migrate, target)
+    await asyncio.to_thread(prepare, target)
     retain = retention_from_env()
     pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
         app_uri(target), min_size=1, max_size=8, kwargs=dict(CONNECTION_KWARGS), open=False

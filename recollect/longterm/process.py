@@ -12,7 +12,8 @@ import threading
 
 from recollect.longterm.configured import configured_memory
 from recollect.longterm.facts import LongTermMemory
-from recollect.store.migrations import migrate
+from recollect.store.migrations import prepare
+from recollect.store.roles import app_uri
 from recollect.store.server import open_pool, resolve_uri
 
 _lock = threading.Lock()
@@ -25,8 +26,8 @@ def process_memory() -> LongTermMemory:
     with _lock:
         if _engine is None:
             uri = resolve_uri(announce=False)
-            migrate(uri)
-            pool = open_pool(uri, name="recollect-memory")
+            prepare(uri)
+            pool = open_pool(app_uri(uri), name="recollect-memory")
             atexit.register(pool.close)
             _engine = configured_memory(pool)
         return _engine

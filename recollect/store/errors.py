@@ -27,3 +27,15 @@ class ThreadAccessError(RecollectError):
 
 class ConfigurationError(RecollectError, ValueError):
     """A setting (usually an environment variable) has a value that cannot be used."""
+
+
+class SchemaOutdatedError(RecollectError):
+    """The database's schema is older than this code, and this process may not migrate it."""
+
+    def __init__(self, found: int, needed: int) -> None:
+        self.found = found
+        self.needed = needed
+        super().__init__(
+            f"the database schema is at version {found}, this code needs {needed}: run "
+            "`recollect db migrate` (or set RECOLLECT_MIGRATE_ON_START=on)"
+        )

@@ -6,6 +6,7 @@ is recorded in `recollect_migrations`; an advisory lock keeps concurrent starts 
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -14,7 +15,12 @@ import psycopg
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg import Connection
 
-from recollect.store.roles import ensure_app_role
+from recollect.store.errors import (
+    ConfigurationError,
+    DatabaseUnavailableError,
+    SchemaOutdatedError,
+)
+from recollect.store.roles import app_uri, ensure_app_role
 from recollect.store.schema.approvals import CREATE_APPROVALS
 from recollect.store.schema.core import PROTECT_FUNCTION, THREADS
 from recollect.store.schema.extraction_queue import CREATE_EXTRACTION_QUEUE
@@ -23,10 +29,18 @@ from recollect.store.schema.memory_jobs import PROTECT_MEMORY_JOBS_SQL
 from recollect.store.schema.org_facts import ORG_SHARED_FACTS_SQL
 from recollect.store.schema.profiles import PROFILE_DOCUMENTS
 from recollect.store.schema.sessions import SESSION_ENDS
-from recollect.store.server import CONNECTION_KWARGS, check_reachable
+from recollect.store.server import (
+    CONNECTION_KWARGS,
+    check_reachable,
+    configured_uri,
+    redact_password,
+)
 
 MIGRATION_LOCK_KEY = 0x5245_434F  # "RECO": one lock id for every process migrating this database
 LOCK_TIMEOUT_S = 120
+
+MIGRATE_ON_START_ENV = "RECOLLECT_MIGRATE_ON_START"
+APPLIED_VERSION = "SELECT coalesce(max(version), 0) AS v FROM recollect_migrations"
 
 CREATE_MIGRATIONS_TABLE = """
 CREATE TABLE IF NOT EXISTS recollect_migrations (
@@ -67,10 +81,50 @@ def migrate(uri: str) -> int:
         return setup(conn)
 
 
+def latest_version() -> int:
+    """The version this code's schema has once every migration is applied."""
+    return MIGRATIONS[-1].version
+
+
+def migrate_on_start(uri: str) -> bool:
+    """Whether a serving process may migrate at start-up: `RECOLLECT_MIGRATE_ON_START`
+    (`auto` by default: yes for the embedded server, which is local development; no for a
+    configured database, where migrating is the operator's `recollect db migrate`)."""
+    raw = (os.environ.get(MIGRATE_ON_START_ENV) or "auto").strip().lower()
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    if raw != "auto":
+        raise ConfigurationError(f"{MIGRATE_ON_START_ENV} must be auto, on or off, got {raw!r}")
+    return configured_uri() is None
+
+
+def prepare(uri: str) -> int:
+    """What a serving process does at start-up: migrate where the operator allows it, else
+    check, on the app role's own connection, that the schema is current."""
+    if migrate_on_start(uri):
+        return migrate(uri)
+    app = app_uri(uri)
+    try:
+        check_reachable(app)
+    except DatabaseUnavailableError as exc:  # name the database as the operator configured it
+        raise DatabaseUnavailableError(redact_password(uri), exc.reason, exc.hint) from exc
+    with psycopg.connect(app, **CONNECTION_KWARGS) as conn:
+        try:
+            row = conn.execute(APPLIED_VERSION).fetchone()
+        except psycopg.errors.UndefinedTable:
+            row = None
+    version = int(_first(row)) if row else 0
+    if version < latest_version():
+        raise SchemaOutdatedError(version, latest_version())
+    return version
+
+
 def current_version(conn: Connection[Any]) -> int:
     """The highest applied migration, 0 on a fresh database."""
     conn.execute(CREATE_MIGRATIONS_TABLE)
-    row = conn.execute("SELECT coalesce(max(version), 0) AS v FROM recollect_migrations").fetchone()
+    row = conn.execute(APPLIED_VERSION).fetchone()
     return int(_first(row))
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from psycopg_pool import ConnectionPool
 
-from recollect.store.migrations import migrate
+from recollect.store.migrations import prepare
 from recollect.store.roles import app_uri
 from recollect.store.server import open_pool, resolve_uri
 
@@ -63,7 +63,7 @@ def shared_pool() -> ConnectionPool[Any]:
             return _process[-1]
         if "default" not in _opened:
             uri = resolve_uri(announce=False)
-            migrate(uri)
+            prepare(uri)
             pool = open_pool(app_uri(uri), name="recollect-shared")
             _opened["default"] = pool
             atexit.register(pool.close)

