@@ -18,9 +18,11 @@ from recollect.auth.api_keys import AuthenticationError, authenticate_bearer, lo
 from recollect.auth.identity import Identity
 from recollect.auth.ownership import (
     foreign_identity_in_run,
+    is_approval_assistant,
     namespace_allowed,
     owner_filter,
     stamp_owner,
+    thread_filter,
 )
 from recollect.auth.served import identity_of
 
@@ -60,6 +62,15 @@ async def owned_only(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> dict
     return owner_filter(identity)
 
 
+@auth.on.threads
+async def owned_threads(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> dict[str, str]:
+    """One's own threads; a reviewer's key sees the organisation's approval workflows."""
+    identity = _caller(ctx)
+    if ctx.action == "create":
+        stamp_owner(value, identity)
+    return thread_filter(identity)
+
+
 @auth.on.threads.create_run
 async def runs_as_the_caller(
     ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate
@@ -69,7 +80,12 @@ async def runs_as_the_caller(
     reason = foreign_identity_in_run(value.get("kwargs") or {}, identity)
     if reason:
         raise Auth.exceptions.HTTPException(status_code=403, detail=reason)
-    return stamp_owner(cast(dict[str, Any], value), identity)
+    if identity.scope().is_reviewer and not is_approval_assistant(value.get("assistant_id")):
+        raise Auth.exceptions.HTTPException(
+            status_code=403, detail="a reviewer's key runs the approval graph only"
+        )
+    stamp_owner(cast(dict[str, Any], value), identity)
+    return thread_filter(identity)
 
 
 @auth.on.assistants.read

@@ -1,12 +1,18 @@
 """What an authenticated identity may touch on the served API: its own threads, runs, crons,
 assistants it created, and store namespaces under its own `(org, user)`.
 
+A reviewer's key is a review console: its threads are the organisation's approval workflows
+(threads that ran the `approval` graph), which it may read and resume with that graph only.
+The server's filters cannot say "mine or my organisation's workflows", so a reviewer who also
+talks to the agent does so with a second key.
+
 These are the decisions the `Auth` handlers in `graphs/auth.py` apply; they are plain
 functions so the rules are tested without a server.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any
 
@@ -15,6 +21,13 @@ from recollect.store.identity import InvalidIdError, normalise_id
 
 OWNER_KEY = "owner"
 """The metadata key every owned resource carries, and every read is filtered by."""
+ORG_KEY = "org"
+"""The owner's organisation, stamped beside the owner (what a reviewer's filter reads)."""
+GRAPH_KEY = "graph_id"
+"""Set on a thread by the server when a graph runs on it."""
+APPROVAL_GRAPH = "approval"
+_GRAPH_NAMESPACE = uuid.UUID("6ba7b821-9dad-11d1-80b4-00c04fd430c8")
+"""The namespace the LangGraph server derives a graph's default assistant id from."""
 
 
 def stamp_owner(value: MutableMapping[str, Any], identity: Identity) -> dict[str, str]:
@@ -24,12 +37,26 @@ def stamp_owner(value: MutableMapping[str, Any], identity: Identity) -> dict[str
         metadata = {}
         value["metadata"] = metadata
     metadata[OWNER_KEY] = identity.key
+    metadata[ORG_KEY] = identity.org_id
     return owner_filter(identity)
 
 
 def owner_filter(identity: Identity) -> dict[str, str]:
     """Only resources this identity owns."""
     return {OWNER_KEY: identity.key}
+
+
+def thread_filter(identity: Identity) -> dict[str, str]:
+    """The threads an identity sees: its own, or (a reviewer) its organisation's workflows."""
+    if identity.scope().is_reviewer:
+        return {ORG_KEY: identity.org_id, GRAPH_KEY: APPROVAL_GRAPH}
+    return owner_filter(identity)
+
+
+def is_approval_assistant(assistant_id: object) -> bool:
+    """Whether a run names the approval graph, by name or by its default assistant's id."""
+    text = str(assistant_id)
+    return text in (APPROVAL_GRAPH, str(uuid.uuid5(_GRAPH_NAMESPACE, APPROVAL_GRAPH)))
 
 
 def foreign_identity_in_run(kwargs: Mapping[str, Any], identity: Identity) -> str | None:

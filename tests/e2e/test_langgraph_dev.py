@@ -7,17 +7,16 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 
 from recollect.store.server import CONNECTION_KWARGS
-from tests.support.langgraph_dev import langgraph_dev
+from tests.support.langgraph_dev import ALICE_KEY, client_for, langgraph_dev
 
 
 @pytest.fixture
 def dev_client(database_uri: str, tmp_path: Path) -> Iterator[SyncLangGraphClient]:
     with langgraph_dev({"RECOLLECT_DATABASE_URI": database_uri}, tmp_path / "dev.log") as url:
-        yield get_sync_client(url=url)
+        yield client_for(url, ALICE_KEY)
 
 
 def test_a_thread_runs_over_http_and_is_checkpointed_in_postgres(
@@ -29,7 +28,7 @@ def test_a_thread_runs_over_http_and_is_checkpointed_in_postgres(
             thread["thread_id"],
             "agent",
             input={"messages": [{"role": "human", "content": text}]},
-            context={"user_id": "studio-user", "max_history_tokens": 2000},
+            context={"max_history_tokens": 2000},
         )
     assert isinstance(result, dict)
     reply = result["messages"][-1]["content"]

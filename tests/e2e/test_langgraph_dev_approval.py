@@ -8,21 +8,16 @@ from typing import Any
 
 import psycopg
 import pytest
-from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 
 from graphs.approvals import Approvals
 from recollect.store.server import CONNECTION_KWARGS, open_pool
-from tests.support.langgraph_dev import langgraph_dev
+from tests.support.langgraph_dev import DANA_KEY, MARIA_KEY, client_for, langgraph_dev
 from tests.support.scripted_openai import ScriptedOpenAI
-
-REVIEWER = {"user_id": "maria", "org_id": "acme"}
 
 
 @pytest.fixture
-def dev_client(
-    database_uri: str, tmp_path: Path, scripted_llm: ScriptedOpenAI
-) -> Iterator[SyncLangGraphClient]:
+def served(database_uri: str, tmp_path: Path, scripted_llm: ScriptedOpenAI) -> Iterator[str]:
     env = {
         "RECOLLECT_DATABASE_URI": database_uri,
         "OPENAI_BASE_URL": scripted_llm.base_url,
@@ -30,7 +25,19 @@ def dev_client(
         "RECOLLECT_MODEL_MAX_RETRIES": "0",
     }
     with langgraph_dev(env, tmp_path / "dev.log") as url:
-        yield get_sync_client(url=url)
+        yield url
+
+
+@pytest.fixture
+def dev_client(served: str) -> SyncLangGraphClient:
+    """Dana, who asks for refunds."""
+    return client_for(served, DANA_KEY)
+
+
+@pytest.fixture
+def reviewer(served: str) -> SyncLangGraphClient:
+    """Maria, whose key carries the reviewer permission."""
+    return client_for(served, MARIA_KEY)
 
 
 def _gate(client: SyncLangGraphClient, thread_id: str) -> dict[str, Any]:
@@ -41,14 +48,13 @@ def _gate(client: SyncLangGraphClient, thread_id: str) -> dict[str, Any]:
 
 
 def test_interrupt_and_resume_through_the_http_api(
-    dev_client: SyncLangGraphClient, database_uri: str
+    dev_client: SyncLangGraphClient, reviewer: SyncLangGraphClient, database_uri: str
 ) -> None:
     thread_id = dev_client.threads.create()["thread_id"]
     started = dev_client.runs.wait(
         thread_id,
         "approval",
         input={"request": {"order_id": "8842-B", "amount": "249", "reason": "charged twice"}},
-        context={"user_id": "dana", "org_id": "acme"},
     )
     assert isinstance(started, dict)
     assert started["workflow_state"] == "submitted_for_review"
@@ -58,18 +64,15 @@ def test_interrupt_and_resume_through_the_http_api(
     assert gate["owner"] == {"org_id": "acme", "user_id": "dana"}
     assert gate["response_schema"]["title"] == "ReviewDecision"
 
-    refused = dev_client.runs.wait(
-        thread_id, "approval", command={"resume": {"decision": "approve"}}, context=REVIEWER
-    )
+    refused = reviewer.runs.wait(thread_id, "approval", command={"resume": {"decision": "approve"}})
     assert isinstance(refused, dict)
     assert refused["workflow_state"] == "submitted_for_review"
     assert "by: Field required" in _gate(dev_client, thread_id)["error"]
 
-    finished = dev_client.runs.wait(
+    finished = reviewer.runs.wait(
         thread_id,
         "approval",
         command={"resume": {"decision": "approve", "by": "maria", "note": "verified"}},
-        context=REVIEWER,
     )
     assert isinstance(finished, dict)
     assert finished["workflow_state"] == "completed"
@@ -107,7 +110,6 @@ def test_the_agent_served_by_langgraph_dev_files_a_workflow_a_reviewer_can_appro
         thread_id,
         "agent",
         input={"messages": [{"role": "human", "content": "refund order A-1 please"}]},
-        context={"user_id": "dana", "org_id": "acme"},
     )
     assert isinstance(result, dict)
     tool_reply = result["messages"][2]["content"]

@@ -8,20 +8,19 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 from langgraph_sdk.errors import NotFoundError
 
 from recollect.store.server import CONNECTION_KWARGS
-from tests.support.langgraph_dev import langgraph_dev
+from tests.support.langgraph_dev import ALICE_KEY, client_for, langgraph_dev
 
-CONTEXT = {"user_id": "studio-user", "org_id": "acme", "extract_after_idle_s": 3600}
+CONTEXT = {"extract_after_idle_s": 3600}
 
 
 @pytest.fixture
 def dev_client(database_uri: str, tmp_path: Path) -> Iterator[SyncLangGraphClient]:
     with langgraph_dev({"RECOLLECT_DATABASE_URI": database_uri}, tmp_path / "dev.log") as url:
-        yield get_sync_client(url=url)
+        yield client_for(url, ALICE_KEY)
 
 
 def test_scheduled_memory_runs_debounce_by_rollback_and_extract_once(
@@ -43,7 +42,7 @@ def test_scheduled_memory_runs_debounce_by_rollback_and_extract_once(
                 "memory",
                 input={"thread_id": thread},
                 context=CONTEXT,
-                after_seconds=2,
+                after_seconds=5,
                 multitask_strategy="rollback",
             )
         )

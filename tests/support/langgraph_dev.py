@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -13,8 +14,29 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+from langgraph_sdk import get_sync_client
+from langgraph_sdk.client import SyncLangGraphClient
+
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 STARTUP_TIMEOUT_S = 120
+
+ALICE_KEY = "alice-key-0123456789abcdef"
+BOB_KEY = "bob-key-0123456789abcdef"
+DANA_KEY = "dana-key-0123456789abcdef"
+MARIA_KEY = "maria-key-0123456789abcdef"
+API_KEYS = {
+    ALICE_KEY: "acme/alice",
+    BOB_KEY: "acme/bob",
+    DANA_KEY: "acme/dana",
+    MARIA_KEY: "acme/maria:reviewer",
+}
+"""The identities every served test can act as (`RECOLLECT_API_KEYS`)."""
+
+
+def client_for(url: str, key: str | None) -> SyncLangGraphClient:
+    """An SDK client that authenticates with `key` (None: sends no credentials)."""
+    headers = {"Authorization": f"Bearer {key}"} if key else None
+    return get_sync_client(url=url, api_key=None, headers=headers)
 
 
 def free_port() -> int:
@@ -35,7 +57,12 @@ def langgraph_dev(env: Mapping[str, str], log_path: Path) -> Iterator[str]:
         process = subprocess.Popen(
             command,
             cwd=PROJECT_ROOT,
-            env={**os.environ, "LANGSMITH_TRACING": "false", **env},
+            env={
+                **os.environ,
+                "LANGSMITH_TRACING": "false",
+                "RECOLLECT_API_KEYS": json.dumps(API_KEYS),
+                **env,
+            },
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
