@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from langgraph.checkpoint.postgres import PostgresSaver
 
 from graphs.agent import make_graph, thread_config, user_turn
 from recollect.extraction.worker import Worker, WorkerSettings, start_background
+from recollect.history.owned_checkpoints import ScopedPostgresSaver
 from recollect.store import migrations
 from recollect.store.pool import install_process_pool
-from recollect.store.roles import app_uri
+from recollect.store.roles import worker_uri
 from recollect.store.scope import Scope
 from recollect.store.server import CONNECTION_KWARGS, open_pool, with_database
 from recollect.store.tenancy import scoped
@@ -62,7 +62,7 @@ def run(turns: int, reply_delay_ms: float, extraction_delay_ms: float) -> dict[s
     uri = with_database(admin, "bench")
     with psycopg.connect(uri, **CONNECTION_KWARGS) as conn:
         migrations.setup(conn)
-    pool = open_pool(app_uri(uri), max_size=8, name="bench")
+    pool = open_pool(worker_uri(uri), max_size=8, name="bench")  # a member of the app role
     try:
         with install_process_pool(pool), ScriptedOpenAI() as model:
             model.set_default(_responder(reply_delay_ms / 1000, extraction_delay_ms / 1000))
@@ -99,7 +99,9 @@ def _measure(
 ) -> tuple[dict[str, list[float]], int]:
     """Interleave the modes turn by turn so machine noise hits them alike."""
     samples: dict[str, list[float]] = {"disabled": [], "background": [], "inline": []}
-    agent = make_graph(checkpointer=PostgresSaver(pool))
+    saver = ScopedPostgresSaver(pool)  # acts as each run's Context, like the CLI
+    saver.retain = 0
+    agent = make_graph(checkpointer=saver)
     settings = WorkerSettings(backoff_s=0.1, poll_s=0.05, timeout_s=30)
     worker = Worker(pool, settings=settings)
     background, stop = start_background(Worker(pool, settings=settings))

@@ -21,8 +21,7 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.postgres import PostgresSaver
-from langgraph.types import Command
+from langgraph.types import Command, StateSnapshot
 from psycopg_pool import ConnectionPool
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -49,8 +48,10 @@ from recollect.approvals.store import (
     open_workflow_for_order,
     workflow_detail,
 )
+from recollect.history.owned_checkpoints import ScopedPostgresSaver
+from recollect.store.acting import acting_as
 from recollect.store.pool import shared_pool, use_pool
-from recollect.store.scope import Scope
+from recollect.store.scope import REVIEWER, Scope
 from state.context import Context
 
 SYSTEM_VIEWER = "approvals"
@@ -88,7 +89,7 @@ class Approvals:
         self, pool: ConnectionPool[Any], checkpointer: BaseCheckpointSaver[Any] | None = None
     ) -> None:
         self.pool = pool
-        self.checkpointer = checkpointer or PostgresSaver(pool)
+        self.checkpointer = checkpointer or ScopedPostgresSaver(pool)
         self.graph = make_graph(checkpointer=self.checkpointer)
 
     # -- the requester ------------------------------------------------------------------
@@ -163,7 +164,7 @@ class Approvals:
         record = self._find(workflow_id, org_id, decision.by)
         config = _thread(record.thread_id)
         with deciding(self.pool, workflow_id):
-            if not self.graph.get_state(config).interrupts:
+            if not self._state(config, org_id, decision.by).interrupts:
                 raise DecisionRefusedError(
                     _not_awaiting(self._find(workflow_id, org_id, decision.by))
                 )
@@ -181,7 +182,7 @@ class Approvals:
         """Finish a run that stopped between steps (a crash or a kill); a no-op otherwise."""
         record = self._find(workflow_id, org_id, viewer)
         config = _thread(record.thread_id)
-        snapshot = self.graph.get_state(config)
+        snapshot = self._state(config, org_id, viewer)
         if snapshot.next and not snapshot.interrupts:
             self._run(None, config, Context(org_id=record.org_id, user_id=record.user_id))
         return self.show(workflow_id, org_id=org_id, viewer=viewer)
@@ -201,7 +202,7 @@ class Approvals:
         detail = workflow_detail(self.pool, Scope.for_org(org_id, viewer), workflow_id)
         if detail is None:
             raise WorkflowNotFoundError(workflow_id, org_id)
-        snapshot = self.graph.get_state(_thread(detail.record.thread_id))
+        snapshot = self._state(_thread(detail.record.thread_id), org_id, viewer)
         values = snapshot.values or {}
         raw_state = values.get("workflow_state")
         interrupt_error = next(
@@ -235,7 +236,9 @@ class Approvals:
         """`workflow_state` at each checkpoint, oldest first (repeats collapsed)."""
         config = self.config_for(workflow_id, org_id=org_id)
         states: list[str] = []
-        for snapshot in reversed(list(self.graph.get_state_history(config))):
+        with acting_as(_console(org_id, SYSTEM_VIEWER)):
+            snapshots = list(self.graph.get_state_history(config))
+        for snapshot in reversed(snapshots):
             value = (snapshot.values or {}).get("workflow_state")
             if value and (not states or states[-1] != value):
                 states.append(str(value))
@@ -257,6 +260,10 @@ class Approvals:
         """The workflow's thread config, for `graph.get_state`, history or a direct resume."""
         return _thread(self._find(workflow_id, org_id, viewer).thread_id)
 
+    def _state(self, config: RunnableConfig, org_id: str, viewer: str) -> StateSnapshot:
+        with acting_as(_console(org_id, viewer)):
+            return self.graph.get_state(config)
+
     def _run(self, payload: Any, config: RunnableConfig, ctx: Context) -> None:
         """Run the graph as a top-level run, even when called from inside another graph's
         step (the agent's tool): an empty `contextvars` context drops the caller's run config,
@@ -265,8 +272,15 @@ class Approvals:
         contextvars.Context().run(self._invoke, payload, config, ctx)
 
     def _invoke(self, payload: Any, config: RunnableConfig, ctx: Context) -> None:
-        with use_pool(self.pool):
+        with use_pool(self.pool), acting_as(_console(ctx.org_id, ctx.user_id)):
             self.graph.invoke(payload, config, context=ctx, durability="sync")
+
+
+def _console(org_id: str, user_id: str) -> Scope:
+    """Whom this API's checkpoint reads and writes act as: the named person, with the
+    reviewer's reach over the organisation's workflows (this API is the operator's console;
+    who may decide is checked by the workflow itself)."""
+    return Scope.for_user(org_id, user_id or SYSTEM_VIEWER, frozenset({REVIEWER}))
 
 
 def _thread(thread_id: str) -> RunnableConfig:

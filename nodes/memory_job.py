@@ -12,13 +12,21 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from nodes.context import context_of
 from recollect.extraction.worker import Worker
 from recollect.store.pool import shared_pool
+from recollect.store.scope import Scope
 from state.context import Context
 from state.memory import MemoryRunState
 
 
 def run_memory_job(state: MemoryRunState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Drain the thread's pending job(s), ignoring their idle timers; report each outcome."""
-    outcomes = Worker(shared_pool()).drain(thread_id=state["thread_id"], ignore_debounce=True)
+    """Drain the thread's pending job(s), ignoring their idle timers; report each outcome.
+    Only the caller's own jobs: another user's thread id drains nothing."""
+    ctx = context_of(runtime)
+    outcomes = Worker(shared_pool()).drain(
+        thread_id=state["thread_id"],
+        ignore_debounce=True,
+        scope=Scope.for_user(ctx.org_id, ctx.user_id),
+    )
     return {"outcomes": [asdict(outcome) for outcome in outcomes]}

@@ -12,12 +12,13 @@ from typing import Any
 
 import psycopg
 import pytest
-from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
+from recollect.history.owned_checkpoints import ScopedPostgresSaver
 from recollect.store import migrations
-from recollect.store.roles import app_uri
+from recollect.store.roles import app_uri, worker_uri
 from recollect.store.server import CONNECTION_KWARGS, open_pool, with_database
+from tests.support.db import DEFAULT_SCOPE
 from tests.support.scripted_openai import ScriptedOpenAI
 
 TEMPLATE_DB = "recollect_template"
@@ -86,9 +87,23 @@ def pool(database_uri: str) -> Iterator[ConnectionPool[Any]]:
 
 
 @pytest.fixture
-def checkpointer(pool: ConnectionPool[Any]) -> PostgresSaver:
-    """LangGraph's Postgres checkpointer over the test pool."""
-    return PostgresSaver(pool)
+def worker_pool(database_uri: str) -> Iterator[ConnectionPool[Any]]:
+    """The background worker's pool: the worker role, a member of the app role (so row-level
+    security binds it the same way) that may also call the cross-tenant job functions."""
+    connections = open_pool(worker_uri(database_uri), max_size=4, name="test-worker")
+    yield connections
+    connections.close()
+
+
+@pytest.fixture
+def checkpointer(pool: ConnectionPool[Any]) -> ScopedPostgresSaver:
+    """The app's checkpointer over the test pool: row-level security applies, acting as the
+    default identity unless a test acts as someone else (`acting_as`); keeps every
+    checkpoint, like LangGraph's own saver."""
+    saver = ScopedPostgresSaver(pool)
+    saver.retain = 0
+    saver.scope = DEFAULT_SCOPE
+    return saver
 
 
 @pytest.fixture(scope="session")

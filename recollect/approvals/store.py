@@ -47,7 +47,8 @@ ON CONFLICT (id) DO NOTHING
 CLAIM_APPROVAL_THREAD = """
 INSERT INTO threads (thread_id, org_id, user_id, kind)
 VALUES (%(thread_id)s, %(org_id)s, %(user_id)s, 'approval')
-ON CONFLICT (thread_id) DO NOTHING
+ON CONFLICT (thread_id) DO UPDATE SET kind = 'approval'
+WHERE threads.org_id = EXCLUDED.org_id AND threads.user_id = EXCLUDED.user_id
 """
 """The workflow's thread is owned like an agent thread: ownership checks and erasure reach it."""
 

@@ -42,12 +42,13 @@ def run(args: argparse.Namespace) -> int:
     print(describe_model(), flush=True)
     ctx = Context(user_id=args.user, **({"org_id": args.org} if args.org else {}))
     thread = args.thread or f"{args.user}-{uuid.uuid4().hex[:8]}"
-    with open_persistence() as persistence:
-        claim_thread(persistence.pool, Scope.for_user(ctx.org_id, ctx.user_id), thread)
+    scope = Scope.for_user(ctx.org_id, ctx.user_id)
+    with open_persistence(scope=scope, worker=not args.no_worker) as persistence:
+        claim_thread(persistence.pool, scope, thread)
         memory = configured_memory(persistence.pool)
         agent = make_graph(checkpointer=persistence.checkpointer, memory=memory)
         worker = Worker(
-            persistence.pool,
+            persistence.worker_pool or persistence.pool,
             memory=memory,
             read_session=checkpoint_reader(persistence.checkpointer),
         )

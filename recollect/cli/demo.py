@@ -137,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
         if session.new_thread:
             thread = f"{user}-new-thread"
             print(f"thread: {thread}")
-        with open_persistence(announce=False) as persistence:
+        with open_persistence(announce=False, scope=scope, worker=True) as persistence:
             claim_thread(persistence.pool, scope, thread)
             memory = configured_memory(persistence.pool)
             agent = make_graph(checkpointer=persistence.checkpointer, memory=memory)
@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
             before = len(agent.get_state(config).values.get("messages", []))
             print(f"(thread has {before} checkpointed messages)")
             finished: list[Outcome] = []
-            worker = Worker(persistence.pool, settings=WorkerSettings(poll_s=0.05))
+            worker = Worker(persistence.worker, settings=WorkerSettings(poll_s=0.05))
             runner, stop = start_background(worker, finished.append)
             for turn in session.turns:
                 _play_turn(agent, config, ctx, turn)

@@ -134,7 +134,10 @@ def run_review_reject(args: argparse.Namespace) -> int:
 
 def run_jobs(args: argparse.Namespace) -> int:
     """Counts per state and the newest dead letters; `--retry ID` requeues one."""
-    with open_persistence(announce=False) as persistence, persistence.pool.connection() as conn:
+    with (
+        open_persistence(announce=False, worker=True) as persistence,
+        persistence.worker.connection() as conn,
+    ):
         if args.retry is not None:
             if not jobs.retry_dead(conn, args.retry):
                 raise RecollectError(

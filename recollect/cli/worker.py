@@ -21,8 +21,10 @@ def register(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """SIGTERM and Ctrl-C stop it between jobs; a kill mid-job is recovered by the lease."""
-    with open_persistence() as persistence:
-        worker = Worker(persistence.pool, read_session=checkpoint_reader(persistence.checkpointer))
+    with open_persistence(worker=True) as persistence:
+        worker = Worker(
+            persistence.worker, read_session=checkpoint_reader(persistence.checkpointer)
+        )
         if args.once:
             for outcome in worker.drain():
                 _report(outcome)

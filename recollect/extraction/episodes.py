@@ -33,6 +33,7 @@ from recollect.extraction.validation import ValidationPolicy
 from recollect.longterm.facts import LongTermMemory, aware
 from recollect.longterm.records import NewEpisode
 from recollect.models.factory import OFFLINE_MODEL, chat_model, resolve_model_name
+from recollect.store.acting import acting_as
 from recollect.store.errors import RecollectError
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
@@ -224,7 +225,8 @@ def end_idle_sessions(
     written = []
     for row in idle:
         scope = Scope.for_user(row["org_id"], row["user_id"])
-        messages, earlier = read_session(row["thread_id"])
+        with acting_as(scope):
+            messages, earlier = read_session(row["thread_id"])
         episode = end_session(memory, scope, row["thread_id"], messages, earlier=earlier,
                               model=model)  # fmt: skip
         if episode is not None:

@@ -20,7 +20,7 @@ from psycopg_pool import ConnectionPool
 
 from recollect.store.errors import RecollectError
 from recollect.store.scope import Scope
-from recollect.store.tenancy import scoped
+from recollect.store.tenancy import SET_SCOPE, scope_settings, scoped
 
 BUFFER_MESSAGES = """
 INSERT INTO memory_job_messages (org_id, user_id, session_id, thread_id, message_id, role, content)
@@ -53,7 +53,13 @@ CLAIM_JOB = """
 SELECT * FROM recollect_claim_job(%(token)s::uuid, %(lease)s::float8, %(thread_id)s::text,
                                   %(ignore_debounce)s::boolean)
 """
-"""Across tenants: see `job_security` for why the worker's cross-tenant steps are functions."""
+"""Across tenants, for the worker role only (see `store.schema.definers`)."""
+
+CLAIM_OWN_JOB = """
+SELECT * FROM recollect_claim_own_job(%(token)s::uuid, %(lease)s::float8, %(thread_id)s::text,
+                                      %(ignore_debounce)s::boolean)
+"""
+"""The scope's own jobs only: what a request-serving process (the `memory` graph) may claim."""
 
 FINISH_JOB = """
 UPDATE memory_jobs
@@ -200,18 +206,21 @@ def claim(
     lease_s: float,
     thread_id: str | None = None,
     ignore_debounce: bool = False,
+    scope: Scope | None = None,
 ) -> Job | None:
-    """Take the next due job (or one whose lease expired); None when there is none."""
+    """Take the next due job (or one whose lease expired); None when there is none. With a
+    scope, only that scope's jobs (the app role's right); without, any tenant's (the worker
+    role's)."""
+    params = {
+        "token": uuid.uuid4(),
+        "lease": lease_s,
+        "thread_id": thread_id,
+        "ignore_debounce": ignore_debounce,
+    }
     with conn.transaction():
-        row = conn.execute(
-            CLAIM_JOB,
-            {
-                "token": uuid.uuid4(),
-                "lease": lease_s,
-                "thread_id": thread_id,
-                "ignore_debounce": ignore_debounce,
-            },
-        ).fetchone()
+        if scope is not None:
+            conn.execute(SET_SCOPE, scope_settings(scope))
+        row = conn.execute(CLAIM_JOB if scope is None else CLAIM_OWN_JOB, params).fetchone()
     return Job.from_row(row) if row else None
 
 

@@ -32,6 +32,7 @@ from recollect.longterm.configured import configured_memory
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewFact
 from recollect.models.factory import OFFLINE_MODEL, chat_model, resolve_model_name
+from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
 
 log = logging.getLogger(__name__)
@@ -173,27 +174,39 @@ class Worker:
         )
 
     def run_once(
-        self, *, thread_id: str | None = None, ignore_debounce: bool = False
+        self,
+        *,
+        thread_id: str | None = None,
+        ignore_debounce: bool = False,
+        scope: Scope | None = None,
     ) -> Outcome | None:
-        """Claim one due job and run it; None when the queue has nothing due."""
+        """Claim one due job and run it; None when the queue has nothing due. With a scope,
+        only that scope's jobs are claimed (what a request-serving process may do)."""
         with self.pool.connection() as conn:
             job = jobs.claim(
                 conn,
                 lease_s=self.settings.lease_s,
                 thread_id=thread_id,
                 ignore_debounce=ignore_debounce,
+                scope=scope,
             )
         if job is None:
             return None
         return self.run(job)
 
     def drain(
-        self, *, thread_id: str | None = None, ignore_debounce: bool = False
+        self,
+        *,
+        thread_id: str | None = None,
+        ignore_debounce: bool = False,
+        scope: Scope | None = None,
     ) -> list[Outcome]:
         """Run jobs until none is due."""
         outcomes = []
         while (
-            outcome := self.run_once(thread_id=thread_id, ignore_debounce=ignore_debounce)
+            outcome := self.run_once(
+                thread_id=thread_id, ignore_debounce=ignore_debounce, scope=scope
+            )
         ) is not None:
             outcomes.append(outcome)
         return outcomes

@@ -8,18 +8,15 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
-from recollect.history.retention import (
-    AsyncRetainingPostgresSaver,
-    RetainingPostgresSaver,
-    retention_from_env,
-)
+from recollect.history.owned_checkpoints import AsyncScopedPostgresSaver, ScopedPostgresSaver
+from recollect.history.retention import retention_from_env
 from recollect.store.migrations import prepare
 from recollect.store.pool import install_process_pool
-from recollect.store.roles import app_uri
+from recollect.store.roles import app_uri, worker_uri
+from recollect.store.scope import Scope
 from recollect.store.server import CONNECTION_KWARGS, open_pool, resolve_uri
 
 
@@ -31,24 +28,46 @@ class Persistence:
     """Admin URI (migrations only)."""
     pool: ConnectionPool[Any]
     """Connections as the app role, which row-level security binds."""
-    checkpointer: PostgresSaver
+    checkpointer: ScopedPostgresSaver
+    """Checkpoints as the acting identity (see `owned_checkpoints`): `scope` when nothing
+    else acts."""
     schema_version: int
+    worker_pool: ConnectionPool[Any] | None = None
+    """Connections as the worker role (the background worker and operator commands, which
+    reach every tenant's jobs through the definer functions); None unless asked for."""
+
+    @property
+    def worker(self) -> ConnectionPool[Any]:
+        """The worker role's pool; `open_persistence(worker=True)` opens it."""
+        if self.worker_pool is None:
+            raise RuntimeError("open_persistence(worker=True) opens the worker role's pool")
+        return self.worker_pool
 
 
 @contextmanager
-def open_persistence(uri: str | None = None, *, announce: bool = True) -> Iterator[Persistence]:
-    """Resolve (or start) the database, migrate it, and close the pool on exit; graph steps
-    reach the pool through `shared_pool()` meanwhile."""
+def open_persistence(
+    uri: str | None = None,
+    *,
+    announce: bool = True,
+    scope: Scope | None = None,
+    worker: bool = False,
+) -> Iterator[Persistence]:
+    """Resolve (or start) the database, migrate it, and close the pools on exit; graph steps
+    reach the app pool through `shared_pool()` meanwhile."""
     target = uri or resolve_uri(announce=announce)
     version = prepare(target)
     retain = retention_from_env()
     pool = open_pool(app_uri(target))
-    saver = RetainingPostgresSaver(pool)
+    saver = ScopedPostgresSaver(pool)
     saver.retain = retain
+    saver.scope = scope
+    workers = open_pool(worker_uri(target), max_size=2, name="recollect-worker") if worker else None
     try:
         with install_process_pool(pool):
-            yield Persistence(target, pool, saver, version)
+            yield Persistence(target, pool, saver, version, workers)
     finally:
+        if workers is not None:
+            workers.close()
         pool.close()
 
 
@@ -63,7 +82,7 @@ WHERE c.metadata->>'run_id' = ANY(%(run_ids)s)
 DELETE_CHECKPOINTS_FOR_RUNS = "DELETE FROM checkpoints WHERE metadata->>'run_id' = ANY(%(run_ids)s)"
 
 
-class PlatformPostgresSaver(AsyncRetainingPostgresSaver):
+class PlatformPostgresSaver(AsyncScopedPostgresSaver):
     """The retaining async saver plus `adelete_for_runs`, which the LangGraph server needs for
     `multitask_strategy="rollback"` (how the `memory` graph is debounced). Blobs are shared
     between checkpoints and are left in place."""

@@ -18,6 +18,7 @@ from psycopg_pool import ConnectionPool
 
 from recollect.longterm.profile import from_row
 from recollect.store import clock
+from recollect.store.acting import acting_as
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
 
@@ -91,7 +92,8 @@ def export_user(
     rows["profile"] = [_profile_document(row) for row in rows["profile"]]
     _attach_history(rows["facts"])
     for thread in rows["threads"]:
-        thread["transcript"] = _transcript(checkpointer, thread["thread_id"])
+        with acting_as(scope):  # checkpoints are read under row-level security, as the user
+            thread["transcript"] = _transcript(checkpointer, thread["thread_id"])
     document = {
         "format": EXPORT_FORMAT,
         "exported_at": clock.now(),

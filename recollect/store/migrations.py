@@ -22,7 +22,9 @@ from recollect.store.errors import (
 )
 from recollect.store.roles import app_uri, ensure_app_role
 from recollect.store.schema.approvals import CREATE_APPROVALS
+from recollect.store.schema.checkpoints import CHECKPOINTS_BEHIND_RLS
 from recollect.store.schema.core import PROTECT_FUNCTION, THREADS
+from recollect.store.schema.definers import DEFINERS_SQL
 from recollect.store.schema.extraction_queue import CREATE_EXTRACTION_QUEUE
 from recollect.store.schema.long_term import LONG_TERM_MEMORY_SQL
 from recollect.store.schema.memory_jobs import PROTECT_MEMORY_JOBS_SQL
@@ -71,6 +73,10 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "organisation-shared facts", ORG_SHARED_FACTS_SQL),
     Migration(9, "profile as one versioned document per user", PROFILE_DOCUMENTS),
     Migration(10, "session ends: one episode per ended thread", SESSION_ENDS),
+    Migration(11, "checkpoints behind row-level security", CHECKPOINTS_BEHIND_RLS),
+    Migration(
+        12, "definer functions: own role, bounded, callable by whom they serve", DEFINERS_SQL
+    ),
 )
 
 
@@ -129,10 +135,12 @@ def current_version(conn: Connection[Any]) -> int:
 
 
 def setup(conn: Connection[Any]) -> int:
-    """Apply what is missing (ours, then LangGraph's checkpoint tables), grant the app role its
-    rights, and return our version. Needs an admin (table-owning) connection."""
+    """Apply what is missing (LangGraph's checkpoint tables first: our policies cover them),
+    grant the app role its rights, and return our version. Needs an admin (table-owning)
+    connection."""
     _acquire_lock(conn)
     try:
+        PostgresSaver(conn).setup()
         applied = current_version(conn)
         for migration in (m for m in MIGRATIONS if m.version > applied):
             with conn.transaction():
@@ -141,7 +149,6 @@ def setup(conn: Connection[Any]) -> int:
                     "INSERT INTO recollect_migrations (version, name) VALUES (%s, %s)",
                     (migration.version, migration.name),
                 )
-        PostgresSaver(conn).setup()
         ensure_app_role(conn)
         return current_version(conn)
     finally:

@@ -14,6 +14,8 @@ from typing import Any
 from psycopg import Connection, sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+from recollect.store.schema.definers import WORKER_ROLE
+
 DEFAULT_APP_ROLE = "recollect_app"
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
@@ -26,7 +28,15 @@ GRANTS = (
     "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}",
     "GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}",
     "REVOKE INSERT, UPDATE, DELETE ON recollect_migrations FROM {role}",
+    "REVOKE INSERT, UPDATE, DELETE ON checkpoint_migrations FROM {role}",
 )
+FUNCTION_GRANTS = (
+    "GRANT {role} TO {worker}",
+    "GRANT EXECUTE ON FUNCTION recollect_thread_visible(text) TO {role}",
+    "GRANT EXECUTE ON FUNCTION recollect_claim_own_job(uuid, float8, text, boolean) TO {role}",
+    "GRANT EXECUTE ON FUNCTION recollect_fail_job(bigint, uuid, text, integer, float8) TO {role}",
+)
+"""What the app role may call, and the worker role's membership in it (its DML rights)."""
 
 
 def app_role() -> str:
@@ -51,6 +61,22 @@ def app_uri(admin_uri: str) -> str:
     return make_conninfo("", **params)
 
 
+def worker_uri(admin_uri: str) -> str:
+    """`RECOLLECT_WORKER_DATABASE_URI`, else the admin URI logged in as the worker role: the
+    background worker and operator commands, which act across tenants through the definer
+    functions only."""
+    explicit = os.environ.get("RECOLLECT_WORKER_DATABASE_URI")
+    if explicit:
+        return explicit
+    params = conninfo_to_dict(admin_uri)
+    params.pop("password", None)
+    password = os.environ.get("RECOLLECT_WORKER_PASSWORD")
+    if password:
+        params["password"] = password
+    params["user"] = WORKER_ROLE
+    return make_conninfo("", **params)
+
+
 def ensure_app_role(conn: Connection[Any]) -> str:
     """Create the role if missing and grant it DML on every table we have (run after DDL)."""
     role = app_role()
@@ -65,4 +91,10 @@ def ensure_app_role(conn: Connection[Any]) -> str:
     name = next(iter(database.values())) if isinstance(database, dict) else database[0]
     for grant in GRANTS:
         conn.execute(sql.SQL(grant).format(database=sql.Identifier(name), role=ident))
+    worker = sql.Identifier(WORKER_ROLE)
+    worker_password = os.environ.get("RECOLLECT_WORKER_PASSWORD")
+    if worker_password:
+        conn.execute(sql.SQL(SET_PASSWORD).format(worker, sql.Literal(worker_password)))
+    for grant in FUNCTION_GRANTS:
+        conn.execute(sql.SQL(grant).format(role=ident, worker=worker))
     return role

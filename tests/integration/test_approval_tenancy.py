@@ -37,6 +37,7 @@ def probe_pool(database_uri: str) -> Iterator[ConnectionPool[Any]]:
             f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {PROBE_ROLE}"
         )
         conn.execute(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {PROBE_ROLE}")
+        conn.execute(f"GRANT EXECUTE ON FUNCTION recollect_thread_visible(text) TO {PROBE_ROLE}")
     params = conninfo_to_dict(database_uri)
     params.pop("password", None)
     params["user"] = PROBE_ROLE

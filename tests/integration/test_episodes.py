@@ -65,9 +65,10 @@ def summaries(*answers: dict[str, Any]) -> Any:
 
 
 @pytest.fixture
-def app(pool: ConnectionPool[Any]) -> Iterator[ConnectionPool[Any]]:
-    with use_pool(pool):
-        yield pool
+def app(worker_pool: ConnectionPool[Any]) -> Iterator[ConnectionPool[Any]]:
+    """The worker role's pool (a member of the app role; the idle sweep is cross-tenant)."""
+    with use_pool(worker_pool):
+        yield worker_pool
 
 
 def test_an_ended_session_is_summarised_once_and_recalled_later(

@@ -43,7 +43,10 @@ def _every_row_as_text(pool: ConnectionPool[Any]) -> str:
 
 
 def test_corpus_through_the_write_path(
-    pool: ConnectionPool[Any], scripted_llm: ScriptedOpenAI, monkeypatch: pytest.MonkeyPatch
+    pool: ConnectionPool[Any],
+    worker_pool: ConnectionPool[Any],
+    scripted_llm: ScriptedOpenAI,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("RECOLLECT_MAX_FACTS_PER_CATEGORY", "1000")
     texts = [text for text, _ in PII] + list(INJECTIONS) + list(BENIGN)
@@ -53,7 +56,8 @@ def test_corpus_through_the_write_path(
         {"facts": [fact(text, sources=[f"m-{n}"]) for n, text in enumerate(texts)]}
     )
     memory = memory_over(pool, scripted_llm)
-    [outcome] = Worker(pool, EngineWriter(memory), WorkerSettings(backoff_s=0)).drain()
+    worker = Worker(worker_pool, EngineWriter(memory), WorkerSettings(backoff_s=0))
+    [outcome] = worker.drain()
     assert outcome.status == "done"
     everything = _every_row_as_text(pool)
     stored = [f.text for f in memory.facts(SCOPE)]

@@ -16,6 +16,7 @@ from recollect.extraction import queue as jobs
 from recollect.extraction.fact_writer import EngineWriter
 from recollect.extraction.review import ReviewItemNotFoundError, accept, list_candidates, reject
 from recollect.extraction.worker import Worker, WorkerSettings
+from recollect.store.acting import acting_as
 from recollect.store.pool import use_pool
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
@@ -37,9 +38,11 @@ FAST = WorkerSettings(max_attempts=3, backoff_s=0.0, lease_s=30, poll_s=0.05, ti
 
 
 @pytest.fixture
-def app(pool: ConnectionPool[Any]) -> Iterator[ConnectionPool[Any]]:
-    with use_pool(pool):
-        yield pool
+def app(worker_pool: ConnectionPool[Any]) -> Iterator[ConnectionPool[Any]]:
+    """The worker role's pool, which the graph's steps share here (it is a member of the app
+    role, so row-level security binds it the same way)."""
+    with use_pool(worker_pool):
+        yield worker_pool
 
 
 def _say(agent: Any, thread: str, text: str, ctx: Context = NOW) -> None:
@@ -59,7 +62,8 @@ def test_graph_queues_and_worker_stores_reviews_and_rejects(
     assert len(scripted_llm.chat_requests) == 1  # the reply did not wait for extraction
     [job] = _rows(app, "SELECT * FROM memory_jobs")
     assert job["status"] == "pending"
-    human_id = agent.get_state(thread_config("t-1")).values["messages"][0].id
+    with acting_as(Scope.for_user(NOW.org_id, NOW.user_id)):
+        human_id = agent.get_state(thread_config("t-1")).values["messages"][0].id
     scripted_llm.reply_json(
         {
             "facts": [

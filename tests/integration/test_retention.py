@@ -9,8 +9,11 @@ from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
 from graphs.agent import make_graph, thread_config, user_turn
-from recollect.history.retention import RetainingPostgresSaver, retention_from_env
+from recollect.history.owned_checkpoints import ScopedPostgresSaver
+from recollect.history.retention import retention_from_env
+from recollect.store.tenancy import scoped
 from state.context import Context
+from tests.support.db import DEFAULT_SCOPE
 from tests.support.scripted_openai import ScriptedOpenAI
 
 COUNT_ROWS_SQL = """
@@ -21,7 +24,7 @@ SELECT (SELECT count(*) FROM checkpoints WHERE thread_id = %(t)s) AS checkpoints
 
 
 def rows(pool: ConnectionPool[Any], thread: str) -> tuple[int, int, int]:
-    with pool.connection() as conn:
+    with scoped(pool, DEFAULT_SCOPE) as conn:  # checkpoints sit behind row-level security
         row = conn.execute(COUNT_ROWS_SQL, {"t": thread}).fetchone()
     assert row is not None
     return row["checkpoints"], row["blobs"], row["writes"]
@@ -41,9 +44,13 @@ def play(saver: PostgresSaver, thread: str, turns: int) -> Any:
 def test_old_checkpoints_are_pruned_and_the_thread_still_resumes(
     pool: ConnectionPool[Any], scripted_llm: ScriptedOpenAI
 ) -> None:
-    plain = play(PostgresSaver(pool), "t-all", 8)
-    saver = RetainingPostgresSaver(pool)
+    everything = ScopedPostgresSaver(pool)
+    everything.retain = 0
+    everything.scope = DEFAULT_SCOPE
+    plain = play(everything, "t-all", 8)
+    saver = ScopedPostgresSaver(pool)
     saver.retain = 6
+    saver.scope = DEFAULT_SCOPE
     kept = play(saver, "t-kept", 8)
     all_rows, kept_rows = rows(pool, "t-all"), rows(pool, "t-kept")
     assert 6 <= kept_rows[0] <= 9, "between retain and 1.5 x retain, pruned every 3 steps"

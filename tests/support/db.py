@@ -8,6 +8,7 @@ import psycopg
 from psycopg.conninfo import make_conninfo
 from psycopg_pool import ConnectionPool
 
+from recollect.store.scope import Scope
 from recollect.store.server import CONNECTION_KWARGS
 
 TEST_SERVER_SUPERUSER = "postgres"
@@ -22,3 +23,7 @@ def all_rows(pool: ConnectionPool[Any], sql: str, *params: Any) -> list[dict[str
     """Every row a query returns, across all tenants."""
     with psycopg.connect(superuser_conninfo(pool), **CONNECTION_KWARGS) as conn:
         return list(conn.execute(sql, params).fetchall())
+
+
+DEFAULT_SCOPE = Scope.for_user("default", "local-user")
+"""Whom a `Context()` names when the environment names nobody (the tests clear it)."""

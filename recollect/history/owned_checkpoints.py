@@ -1,0 +1,214 @@
+"""Checkpoints behind row-level security: every statement of the saver runs in a transaction
+scoped to the identity acting, and a thread belongs to whoever wrote to it first.
+
+The checkpoint tables' policies show a thread's rows only to its owner (and approval threads
+to reviewers of the owner's organisation); an unscoped connection sees none. Whose scope a
+call runs in is decided here, in this order:
+1. the identity the served API authenticated (`langgraph dev`, LangGraph Platform);
+2. a scope set for the block with `acting_as` (the `Approvals` API, a worker reading one job's
+   thread);
+3. off the server only, the run's own `Context` (`user_id`, `org_id`, `permissions`): a script
+   or the CLI that invokes a graph already holds the database;
+4. the scope the saver was opened for (`recollect chat --user ana`).
+On the served API a run's context is the caller's to write, so there only 1 counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, asynccontextmanager, contextmanager, nullcontext
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph._internal._constants import CONFIG_KEY_RUNTIME
+from langgraph.checkpoint.base import (
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+)
+from langgraph.checkpoint.postgres import _ainternal, _internal
+from psycopg import AsyncCursor, Cursor
+from psycopg.errors import InsufficientPrivilege
+from psycopg.rows import DictRow, dict_row
+
+from recollect.auth.served import served_identity
+from recollect.history.retention import AsyncRetainingPostgresSaver, RetainingPostgresSaver
+from recollect.store.acting import acting, acting_as
+from recollect.store.errors import ThreadAccessError
+from recollect.store.scope import Scope
+from recollect.store.tenancy import SET_SCOPE, scope_settings
+
+APPROVAL_GRAPH = "approval"
+CLAIM_THREAD = """
+INSERT INTO threads (thread_id, org_id, user_id, kind)
+VALUES (%(thread_id)s, %(org_id)s, %(user_id)s, %(kind)s)
+ON CONFLICT (thread_id) DO NOTHING
+"""
+UNSCOPED = {"org_id": "", "user_id": "", "session_id": "", "kind": "", "reviewer": "off"}
+"""Settings that match no row: what a call with no identity runs under."""
+CLAIM_CACHE_SIZE = 4096
+
+
+def acting_scope(bound: Scope | None) -> Scope | None:
+    """Whose checkpoints a call may touch right now (see the module's order)."""
+    served = served_identity()
+    if served is not None:
+        return served.scope()
+    return acting() or bound
+
+
+def run_scope(config: RunnableConfig) -> AbstractContextManager[Any]:
+    """Act as the run's `Context` for one call, when nothing more authoritative acts (3.)."""
+    if served_identity() is not None or acting() is not None:
+        return nullcontext()
+    runtime = (config.get("configurable") or {}).get(CONFIG_KEY_RUNTIME)
+    context = getattr(runtime, "context", None)
+    if isinstance(context, Mapping):
+        org_id, user_id = context.get("org_id"), context.get("user_id")
+        permissions = context.get("permissions") or ()
+    else:
+        org_id = getattr(context, "org_id", None)
+        user_id = getattr(context, "user_id", None)
+        permissions = getattr(context, "permissions", ()) or ()
+    if not isinstance(org_id, str) or not isinstance(user_id, str):
+        return nullcontext()
+    return acting_as(Scope.for_user(org_id, user_id, frozenset(permissions)))
+
+
+def _settings(scope: Scope | None) -> dict[str, str]:
+    return scope_settings(scope) if scope is not None else UNSCOPED
+
+
+def _claim_params(scope: Scope, config: RunnableConfig, metadata: CheckpointMetadata) -> Any:
+    configurable = config.get("configurable") or {}
+    graph = metadata.get("graph_id") or configurable.get("graph_id")
+    return {
+        "thread_id": str(configurable["thread_id"]),
+        "org_id": scope.org_id,
+        "user_id": scope.user_id,
+        "kind": "approval" if graph == APPROVAL_GRAPH else "agent",
+    }
+
+
+class _Claims:
+    """Threads this process already claimed, so a turn pays for the claim once."""
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[str, str, str], None] = {}
+
+    def needed(self, params: dict[str, str]) -> bool:
+        return (params["thread_id"], params["org_id"], params["user_id"]) not in self._seen
+
+    def done(self, params: dict[str, str]) -> None:
+        if len(self._seen) >= CLAIM_CACHE_SIZE:
+            self._seen.pop(next(iter(self._seen)))
+        self._seen[(params["thread_id"], params["org_id"], params["user_id"])] = None
+
+
+class ScopedPostgresSaver(RetainingPostgresSaver):
+    """The retaining saver, with every statement in the acting identity's scope."""
+
+    scope: Scope | None = None
+    """The scope of last resort (see the module's order); None: only what acts says."""
+
+    @property
+    def _claims(self) -> _Claims:
+        claims: _Claims | None = self.__dict__.get("_claim_cache")
+        if claims is None:
+            claims = self.__dict__["_claim_cache"] = _Claims()
+        return claims
+
+    @contextmanager
+    def _cursor(self, *, pipeline: bool = False) -> Iterator[Cursor[DictRow]]:
+        settings = _settings(acting_scope(self.scope))
+        with self.lock, _internal.get_connection(self.conn) as conn, conn.transaction():
+            conn.execute(SET_SCOPE, settings)
+            if pipeline:
+                with conn.pipeline(), conn.cursor(binary=True, row_factory=dict_row) as cur:
+                    yield cur
+            else:
+                with conn.cursor(binary=True, row_factory=dict_row) as cur:
+                    yield cur
+
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        with run_scope(config):
+            return super().get_tuple(config)
+
+    def put_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        with run_scope(config):
+            super().put_writes(config, writes, task_id, task_path)
+
+    def put(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        with run_scope(config):
+            scope = acting_scope(self.scope)
+            if scope is not None:
+                params = _claim_params(scope, config, metadata)
+                if self._claims.needed(params):
+                    with self._cursor() as cur:
+                        cur.execute(CLAIM_THREAD, params)
+                    self._claims.done(params)
+            try:
+                return super().put(config, checkpoint, metadata, new_versions)
+            except InsufficientPrivilege as exc:
+                raise ThreadAccessError(str(config["configurable"]["thread_id"])) from exc
+
+
+class AsyncScopedPostgresSaver(AsyncRetainingPostgresSaver):
+    """The async twin of `ScopedPostgresSaver`, for `langgraph dev` and the Platform."""
+
+    scope: Scope | None = None
+
+    @property
+    def _claims(self) -> _Claims:
+        claims: _Claims | None = self.__dict__.get("_claim_cache")
+        if claims is None:
+            claims = self.__dict__["_claim_cache"] = _Claims()
+        return claims
+
+    @asynccontextmanager
+    async def _cursor(self, *, pipeline: bool = False) -> AsyncIterator[AsyncCursor[DictRow]]:
+        settings = _settings(acting_scope(self.scope))
+        async with (
+            self.lock,
+            _ainternal.get_connection(self.conn) as conn,
+            conn.transaction(),
+        ):
+            await conn.execute(SET_SCOPE, settings)
+            if pipeline:
+                async with conn.pipeline(), conn.cursor(binary=True, row_factory=dict_row) as cur:
+                    yield cur
+            else:
+                async with conn.cursor(binary=True, row_factory=dict_row) as cur:
+                    yield cur
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        scope = acting_scope(self.scope)
+        if scope is not None:
+            params = _claim_params(scope, config, metadata)
+            if self._claims.needed(params):
+                async with self._cursor() as cur:
+                    await cur.execute(CLAIM_THREAD, params)
+                self._claims.done(params)
+        try:
+            return await super().aput(config, checkpoint, metadata, new_versions)
+        except InsufficientPrivilege as exc:
+            raise ThreadAccessError(str(config["configurable"]["thread_id"])) from exc

@@ -1,0 +1,178 @@
+"""The cross-tenant functions, owned by a role that can do nothing else and callable only by
+whom each is for, with every argument bounded.
+
+`recollect_definer` (no login) owns them and reaches `memory_jobs` through a policy of its
+own; `recollect_worker` (the background worker and operator commands) may call the
+cross-tenant ones; the app role, which serves requests, may claim only its own scope's jobs
+(`recollect_claim_own_job`) and fail a job only with that job's claim token. Nobody else may
+call any of them (EXECUTE is revoked from PUBLIC), and `recollect_protect`, a migration
+helper, is the migrating role's alone. Grants to the configured app role are made by
+`roles.ensure_roles`, since its name is configurable.
+"""
+
+from __future__ import annotations
+
+DEFINER_ROLE = "recollect_definer"
+WORKER_ROLE = "recollect_worker"
+MAX_LEASE_S = 3600
+MAX_BACKOFF_S = 86_400
+MAX_LIST_LIMIT = 1000
+MAX_RETENTION_DAYS = 36_500
+
+_BAD_ARGUMENT = "22023"  # invalid_parameter_value
+
+_CLAIM_BODY = """
+    IF p_lease IS NULL OR p_lease <= 0 OR p_lease > {max_lease} THEN
+        RAISE EXCEPTION 'lease must be more than 0 and at most {max_lease} seconds, got %', p_lease
+            USING ERRCODE = '{bad}';
+    END IF;
+    RETURN QUERY
+    UPDATE memory_jobs AS j
+    SET status = 'running', attempts = j.attempts + 1, claim_token = p_token,
+        lease_until = now() + make_interval(secs => p_lease), updated_at = now()
+    WHERE j.id = (
+        SELECT c.id FROM memory_jobs AS c
+        WHERE ((c.status = 'pending' AND (c.run_after <= now() OR p_ignore_debounce))
+               OR (c.status = 'running' AND c.lease_until < now()))
+          AND (p_thread IS NULL OR c.thread_id = p_thread)
+          {own_scope}
+          AND NOT EXISTS (
+              SELECT 1 FROM memory_jobs AS r
+              WHERE r.org_id = c.org_id AND r.user_id = c.user_id AND r.thread_id = c.thread_id
+                AND r.id <> c.id AND r.status = 'running' AND r.lease_until >= now())
+        ORDER BY c.run_after, c.id
+        LIMIT 1
+        FOR UPDATE SKIP LOCKED)
+    RETURNING j.*;
+"""
+_OWN_SCOPE = """AND c.org_id = current_setting('app.org_id', true)
+          AND c.user_id = current_setting('app.user_id', true)"""
+
+
+def _claim(name: str, own_scope: str) -> str:
+    body = _CLAIM_BODY.format(max_lease=MAX_LEASE_S, bad=_BAD_ARGUMENT, own_scope=own_scope)
+    return f"""
+CREATE OR REPLACE FUNCTION {name}(p_token uuid, p_lease float8, p_thread text,
+                                  p_ignore_debounce boolean)
+RETURNS SETOF memory_jobs LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp
+AS $$
+BEGIN
+{body}
+END
+$$;
+"""
+
+
+def _bounded(name: str, arg: str, low: float, high: float) -> str:
+    return f"""
+    IF {arg} IS NULL OR {arg} < {low} OR {arg} > {high} THEN
+        RAISE EXCEPTION '{name}: {arg} must be {low} to {high}, got %', {arg}
+            USING ERRCODE = '{_BAD_ARGUMENT}';
+    END IF;"""
+
+
+DEFINERS_SQL = f"""
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{DEFINER_ROLE}') THEN
+        CREATE ROLE {DEFINER_ROLE} NOLOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{WORKER_ROLE}') THEN
+        CREATE ROLE {WORKER_ROLE} LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE;
+    END IF;
+END
+$$;
+GRANT {DEFINER_ROLE} TO CURRENT_USER;
+GRANT USAGE ON SCHEMA public TO {DEFINER_ROLE};
+GRANT SELECT, UPDATE, DELETE ON memory_jobs TO {DEFINER_ROLE};
+CREATE POLICY definer_reaches_every_job ON memory_jobs TO {DEFINER_ROLE}
+    USING (true) WITH CHECK (true);
+
+{_claim("recollect_claim_job", "")}
+{_claim("recollect_claim_own_job", _OWN_SCOPE)}
+
+CREATE OR REPLACE FUNCTION recollect_fail_job(p_id bigint, p_token uuid, p_error text,
+                                              p_max_attempts integer, p_backoff float8)
+RETURNS SETOF text LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+BEGIN{_bounded("recollect_fail_job", "p_max_attempts", 1, 100)}{
+    _bounded("recollect_fail_job", "p_backoff", 0, MAX_BACKOFF_S)
+}
+    RETURN QUERY
+    UPDATE memory_jobs AS j
+    SET status = CASE
+            WHEN j.attempts >= p_max_attempts THEN 'dead'
+            WHEN EXISTS (SELECT 1 FROM memory_jobs AS p
+                         WHERE p.org_id = j.org_id AND p.user_id = j.user_id
+                           AND p.thread_id = j.thread_id AND p.status = 'pending')
+                THEN 'superseded'
+            ELSE 'pending' END,
+        run_after = now() + make_interval(secs => p_backoff),
+        last_error = left(p_error, 2000), lease_until = NULL, claim_token = NULL,
+        updated_at = now(),
+        finished_at = CASE WHEN j.attempts >= p_max_attempts THEN now() END
+    WHERE j.id = p_id AND j.claim_token = p_token AND p_token IS NOT NULL
+    RETURNING j.status;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION recollect_dead_jobs(p_limit integer)
+RETURNS TABLE (id bigint, org_id text, user_id text, thread_id text, attempts integer,
+               last_error text, finished_at timestamptz)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
+BEGIN{_bounded("recollect_dead_jobs", "p_limit", 1, MAX_LIST_LIMIT)}
+    RETURN QUERY
+    SELECT j.id, j.org_id, j.user_id, j.thread_id, j.attempts, j.last_error, j.finished_at
+    FROM memory_jobs AS j WHERE j.status = 'dead' ORDER BY j.id DESC LIMIT p_limit;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION recollect_prune_jobs(p_days float8) RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+DECLARE
+    gone bigint;
+BEGIN{_bounded("recollect_prune_jobs", "p_days", 1, MAX_RETENTION_DAYS)}
+    DELETE FROM memory_jobs
+    WHERE status IN ('done', 'superseded') AND updated_at < now() - p_days * interval '1 day';
+    GET DIAGNOSTICS gone = ROW_COUNT;
+    RETURN gone;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION recollect_idle_threads(p_idle_s float8, p_limit integer)
+RETURNS TABLE (org_id text, user_id text, thread_id text, last_active timestamptz)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
+BEGIN{_bounded("recollect_idle_threads", "p_idle_s", 0, MAX_RETENTION_DAYS * 86_400)}{
+    _bounded("recollect_idle_threads", "p_limit", 1, MAX_LIST_LIMIT)
+}
+    RETURN QUERY
+    SELECT j.org_id, j.user_id, j.thread_id, max(j.updated_at) FROM memory_jobs AS j
+    WHERE j.episode_at IS NULL
+    GROUP BY j.org_id, j.user_id, j.thread_id
+    HAVING max(j.updated_at) < now() - make_interval(secs => p_idle_s)
+    ORDER BY max(j.updated_at)
+    LIMIT p_limit;
+END
+$$;
+
+DO $$
+DECLARE
+    fn regprocedure;
+BEGIN
+    FOR fn IN
+        SELECT p.oid::regprocedure FROM pg_proc AS p
+        WHERE p.pronamespace = 'public'::regnamespace AND p.proname LIKE 'recollect\\_%'
+    LOOP
+        EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', fn);
+    END LOOP;
+    FOR fn IN
+        SELECT p.oid::regprocedure FROM pg_proc AS p
+        WHERE p.pronamespace = 'public'::regnamespace AND p.proname LIKE 'recollect\\_%'
+          AND p.prosecdef
+    LOOP
+        EXECUTE format('ALTER FUNCTION %s OWNER TO {DEFINER_ROLE}', fn);
+        EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO {WORKER_ROLE}', fn);
+    END LOOP;
+END
+$$;
+"""
+"""Migration: the definer and worker roles, bounded function bodies, owner and EXECUTE."""
