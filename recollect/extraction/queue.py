@@ -55,6 +55,12 @@ SELECT * FROM recollect_claim_job(%(token)s::uuid, %(lease)s::float8, %(thread_i
 """
 """Across tenants: see `job_security` for why the worker's cross-tenant steps are functions."""
 
+CLAIM_JOB_FOR_MODELS = """
+SELECT * FROM recollect_claim_job_for_models(%(token)s::uuid, %(lease)s::float8,
+                                             %(thread_id)s::text, %(ignore_debounce)s::boolean,
+                                             %(models)s::text[])
+"""
+
 FINISH_JOB = """
 UPDATE memory_jobs
 SET status = 'done', facts_found = %(facts)s, finished_at = now(), updated_at = now(),
@@ -200,18 +206,22 @@ def claim(
     lease_s: float,
     thread_id: str | None = None,
     ignore_debounce: bool = False,
+    models: Sequence[str] | None = None,
 ) -> Job | None:
-    """Take the next due job (or one whose lease expired); None when there is none."""
+    """Take the next due job (or one whose lease expired); None when there is none.
+
+    `models`: only jobs queued for one of these (or for the default model, ""); None: any."""
+    params: dict[str, Any] = {
+        "token": uuid.uuid4(),
+        "lease": lease_s,
+        "thread_id": thread_id,
+        "ignore_debounce": ignore_debounce,
+    }
     with conn.transaction():
-        row = conn.execute(
-            CLAIM_JOB,
-            {
-                "token": uuid.uuid4(),
-                "lease": lease_s,
-                "thread_id": thread_id,
-                "ignore_debounce": ignore_debounce,
-            },
-        ).fetchone()
+        if models is None:
+            row = conn.execute(CLAIM_JOB, params).fetchone()
+        else:
+            row = conn.execute(CLAIM_JOB_FOR_MODELS, {**params, "models": list(models)}).fetchone()
     return Job.from_row(row) if row else None
 
 
@@ -263,6 +273,17 @@ def status_counts(conn: Connection[Any]) -> dict[str, int]:
 def dead_letters(conn: Connection[Any], limit: int = 20) -> list[dict[str, Any]]:
     """The newest dead-lettered jobs, with the error that ended each."""
     return list(conn.execute(DEAD_JOBS, {"limit": limit}).fetchall())
+
+
+def jobs_for_user(conn: Connection[Any], scope: Scope) -> list[dict[str, Any]]:
+    """The scope's own jobs, oldest first (row-level security keeps others out)."""
+    params = {"org_id": scope.org_id, "user_id": scope.user_id}
+    return list(conn.execute(SELECT_JOBS_FOR_USER, params).fetchall())
+
+
+def retry_all_dead(conn: Connection[Any], limit: int = 1000) -> list[int]:
+    """Requeue every dead-lettered job (after a configuration fix); returns the ids requeued."""
+    return [int(d["id"]) for d in dead_letters(conn, limit) if retry_dead(conn, int(d["id"]))]
 
 
 def retry_dead(conn: Connection[Any], job_id: int) -> bool:

@@ -16,7 +16,10 @@ from psycopg import Connection
 
 from recollect.store.roles import ensure_app_role
 from recollect.store.schema.long_term import LONG_TERM_MEMORY_SQL
-from recollect.store.schema.memory_jobs import PROTECT_MEMORY_JOBS_SQL
+from recollect.store.schema.memory_jobs import (
+    CLAIM_JOB_FOR_MODELS_SQL,
+    PROTECT_MEMORY_JOBS_SQL,
+)
 from recollect.store.schema.org_facts import ORG_SHARED_FACTS_SQL
 from recollect.store.server import CONNECTION_KWARGS, check_reachable
 
@@ -270,6 +273,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "organisation-shared facts", ORG_SHARED_FACTS_SQL),
     Migration(9, "profile as one versioned document per user", PROFILE_DOCUMENTS),
     Migration(10, "session ends: one episode per ended thread", SESSION_ENDS),
+    Migration(11, "claim only jobs queued for the worker's models", CLAIM_JOB_FOR_MODELS_SQL),
 )
 
 
