@@ -6,8 +6,13 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from recollect.models.factory import DEFAULT_OPENAI_MODEL
 from tests.support.processes import recollect_command
@@ -17,6 +22,15 @@ from tests.support.terminal import Terminal
 QUIET_S = 3.0
 """Longer than the worker's poll and an offline extraction: its whole job, unseen."""
 NOISE = re.compile(r"Traceback|Error|failed|attempt \d|memory job \d|Warning", re.IGNORECASE)
+
+
+@pytest.fixture
+def fresh_data() -> Iterator[Path]:
+    """A data folder nobody has used, where the embedded server's own user may work (pytest's
+    `tmp_path` sits under a root-only folder)."""
+    folder = Path(tempfile.mkdtemp(prefix="recollect-first-run-"))
+    yield folder / "data"
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _run(env: dict[str, str], *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -32,9 +46,9 @@ def _run(env: dict[str, str], *args: str, stdin: str = "") -> subprocess.Complet
 
 
 def test_demo_then_chat_shows_no_background_noise(
-    tmp_path: Path, scripted_llm: ScriptedOpenAI
+    fresh_data: Path, scripted_llm: ScriptedOpenAI
 ) -> None:
-    data = tmp_path / "data"
+    data = fresh_data
     offline = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     offline.update(
         RECOLLECT_DATA_DIR=str(data),
@@ -56,7 +70,7 @@ def test_demo_then_chat_shows_no_background_noise(
     )  # fmt: skip
     assert queued.returncode == 0, queued.stderr
 
-    chat = Terminal("chat", "--user", "ana", env=offline, cwd=str(tmp_path))
+    chat = Terminal("chat", "--user", "ana", env=offline, cwd=str(data.parent))
     chat.wait_for("you> ")
     assert chat.quiet_for(QUIET_S) == ""
     chat.type("I prefer oolong tea")
