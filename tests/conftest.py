@@ -86,7 +86,10 @@ def project_data_untouched(project_data_seen: list[str]) -> Iterator[None]:
     changed = data_guard.differences(
         _PROJECT_DATA_BEFORE, data_guard.fingerprint(data_guard.PROJECT_DATA)
     )
-    assert not changed, f"the tests changed {data_guard.PROJECT_DATA}: {changed[:10]}"
+    assert not changed, (
+        f"the tests changed {data_guard.PROJECT_DATA}: {changed[:10]} (a `recollect` process "
+        "left running on it during the run changes it too)"
+    )
     assert not project_data_seen, f"processes pointed at the project's data: {project_data_seen}"
 
 

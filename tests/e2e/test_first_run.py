@@ -58,6 +58,9 @@ def test_demo_then_chat_shows_no_background_noise(
     demo = _run(offline, "demo")
     assert demo.returncode == 0, demo.stderr
     assert not NOISE.search(demo.stderr), demo.stderr
+    assert f"data: embedded Postgres in {data}" in demo.stdout  # where it went, what next
+    hint = "recollect chat --user you   (/history, /jobs, /end, /exit; background details in"
+    assert f"{hint} {data / 'recollect.log'})" in demo.stdout
 
     elsewhere = {
         **offline,
