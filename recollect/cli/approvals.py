@@ -13,11 +13,13 @@ from contextlib import contextmanager
 from typing import Any
 
 from graphs.approvals import Approvals, WorkflowView
+from recollect.approvals.errors import WorkflowNotFoundError
 from recollect.approvals.machine import WorkflowState
 from recollect.approvals.records import WorkflowRecord
+from recollect.cli.org import add_org_argument, in_org, org_of
 from recollect.history.persistence import open_persistence
+from recollect.store.errors import RecollectError
 from recollect.store.pool import use_pool
-from state.context import Context
 
 
 def register(commands: Any) -> None:
@@ -68,22 +70,30 @@ def register(commands: Any) -> None:
 
 
 def _org(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--org", default=None, help="organisation id (default: RECOLLECT_ORG_ID)")
+    add_org_argument(parser)
 
 
 def _org_of(args: argparse.Namespace) -> str:
-    return str(args.org or Context().org_id)
+    return org_of(args)
 
 
 @contextmanager
-def _approvals() -> Iterator[Approvals]:
+def _approvals(args: argparse.Namespace) -> Iterator[Approvals]:
+    """The workflows, over a fresh connection; "not found" says which org was searched."""
     with open_persistence(announce=False) as persistence, use_pool(persistence.pool):
-        yield Approvals(persistence.pool, persistence.checkpointer)
+        try:
+            yield Approvals(persistence.pool, persistence.checkpointer)
+        except WorkflowNotFoundError as exc:
+            if args.org:
+                raise
+            raise RecollectError(
+                f"{exc} (the default organisation; pass --org to look in another)"
+            ) from exc
 
 
 def run_request(args: argparse.Namespace) -> int:
     """Print the new workflow's id (alone on stdout, for scripts)."""
-    with _approvals() as approvals:
+    with _approvals(args) as approvals:
         view = approvals.request(
             org_id=_org_of(args),
             user_id=args.user,
@@ -98,7 +108,7 @@ def run_request(args: argparse.Namespace) -> int:
 
 def run_show(args: argparse.Namespace) -> int:
     """One workflow in full."""
-    with _approvals() as approvals:
+    with _approvals(args) as approvals:
         view = approvals.show(args.id, org_id=_org_of(args))
     print(json.dumps(view_json(view), indent=2) if args.json else describe(view))
     return 0
@@ -106,13 +116,13 @@ def run_show(args: argparse.Namespace) -> int:
 
 def run_list(args: argparse.Namespace) -> int:
     """One line per workflow."""
-    with _approvals() as approvals:
+    with _approvals(args) as approvals:
         records = approvals.workflows(org_id=_org_of(args), user_id=args.user, state=args.status)
     if args.json:
         print(json.dumps([r.model_dump(mode="json") for r in records], indent=2))
         return 0
     if not records:
-        print("no approval workflows")
+        print(f"no approval workflows{in_org(args)}")
     for record in records:
         print(_line(record))
     return 0
@@ -120,7 +130,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 def run_approve(args: argparse.Namespace) -> int:
     """Approve; execution runs here, and the outcome is printed."""
-    with _approvals() as approvals:
+    with _approvals(args) as approvals:
         view = approvals.approve(args.id, org_id=_org_of(args), by=args.by, note=args.note)
     print(describe(view))
     return 0
@@ -128,7 +138,7 @@ def run_approve(args: argparse.Namespace) -> int:
 
 def run_reject(args: argparse.Namespace) -> int:
     """Reject with a reason."""
-    with _approvals() as approvals:
+    with _approvals(args) as approvals:
         view = approvals.reject(args.id, org_id=_org_of(args), by=args.by, reason=args.reason)
     print(describe(view))
     return 0
@@ -137,10 +147,10 @@ def run_reject(args: argparse.Namespace) -> int:
 def run_resume(args: argparse.Namespace) -> int:
     """Carry stalled workflows to their end."""
     org = _org_of(args)
-    with _approvals() as approvals:
+    with _approvals(args) as approvals:
         ids = [args.id] if args.id else approvals.stalled(org_id=org)
         if not ids:
-            print("nothing to resume")
+            print(f"nothing to resume{in_org(args)}")
         for workflow_id in ids:
             print(describe(approvals.resume(workflow_id, org_id=org)))
     return 0

@@ -8,26 +8,32 @@ import uuid
 from typing import Any
 
 from graphs.agent import make_graph, thread_config, user_turn
+from recollect.cli.chat_status import StatusBoard, log_file, log_to_file, summary_line
+from recollect.cli.org import add_org_argument, org_of
+from recollect.extraction import queue as jobs
 from recollect.extraction.episodes import checkpoint_reader, end_session
 from recollect.extraction.worker import Worker, start_background
 from recollect.history.persistence import open_persistence
 from recollect.longterm.configured import configured_memory
 from recollect.longterm.facts import LongTermMemory
-from recollect.models.factory import describe_model
+from recollect.models.factory import describe_model, resolve_model_name
 from recollect.store.scope import Scope
+from recollect.store.tenancy import scoped
 from recollect.store.threads import claim_thread
 from state.context import Context
 
 EXIT_WORDS = {"/exit", "/quit"}
 END_WORD = "/end"
 """Ends the session: its episode is written now, and the chat starts a fresh thread."""
+JOBS_WORD = "/jobs"
+JOBS_SHOWN = 20
 
 
 def register(commands: Any) -> None:
     """Add the `chat` sub-command."""
     parser = commands.add_parser("chat", help="talk to the agent; the thread survives restarts")
     parser.add_argument("--user", required=True, help="user id (memory is per user)")
-    parser.add_argument("--org", default=None, help="organisation id (default: RECOLLECT_ORG_ID)")
+    add_org_argument(parser)
     parser.add_argument("--thread", default=None, help="thread id to start or resume")
     parser.add_argument(
         "--no-worker",
@@ -40,8 +46,11 @@ def register(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Read a line, run a turn, print the reply, until EOF or /exit."""
     print(describe_model(), flush=True)
-    ctx = Context(user_id=args.user, **({"org_id": args.org} if args.org else {}))
+    ctx = Context(user_id=args.user, org_id=org_of(args))
     thread = args.thread or f"{args.user}-{uuid.uuid4().hex[:8]}"
+    details = log_file()
+    log_to_file(details)
+    board = StatusBoard()
     scope = Scope.for_user(ctx.org_id, ctx.user_id)
     with open_persistence(scope=scope, worker=not args.no_worker) as persistence:
         claim_thread(persistence.pool, scope, thread)
@@ -51,14 +60,22 @@ def run(args: argparse.Namespace) -> int:
             persistence.worker_pool or persistence.pool,
             memory=memory,
             read_session=checkpoint_reader(persistence.checkpointer),
+            models=frozenset({resolve_model_name(ctx.model)}),  # others wait for their worker
         )
-        background = None if args.no_worker else start_background(worker)
+        background = None if args.no_worker else start_background(worker, board.record)
         config = thread_config(thread)
         existing = agent.get_state(config).values.get("messages", [])
-        print(f"thread: {thread} ({len(existing)} messages so far; /exit to leave)", flush=True)
-        for line in _lines():
+        print(
+            f"thread: {thread} ({len(existing)} messages so far; /jobs for memory jobs, "
+            f"/exit to leave; background details in {details})",
+            flush=True,
+        )
+        for line in _lines(board):
             if line in EXIT_WORDS:
                 break
+            if line == JOBS_WORD:
+                _show_jobs(persistence.pool, scope, details)
+                continue
             if line == END_WORD:
                 _end(None if args.no_worker else worker, memory, agent, ctx, thread)
                 thread = f"{args.user}-{uuid.uuid4().hex[:8]}"
@@ -77,8 +94,9 @@ def run(args: argparse.Namespace) -> int:
             stop.set()
             thread_runner.join()
             done = worker.drain(thread_id=thread, ignore_debounce=True)  # what the chat queued
-            if done:
-                print(f"memory: extracted facts from {len(done)} queued job(s)", flush=True)
+            for status in (board.take_line(), summary_line(done)):
+                if status:
+                    print(status, flush=True)
         _end(None if args.no_worker else worker, memory, agent, ctx, thread)
     return 0
 
@@ -107,8 +125,27 @@ def _end(
         print("memory: session summarised as an episode", flush=True)
 
 
-def _lines() -> Any:
+def _show_jobs(pool: Any, scope: Scope, details: Any) -> None:
+    """This user's memory jobs, newest last, with the error that stopped any of them."""
+    with scoped(pool, scope) as conn:
+        rows = jobs.jobs_for_user(conn, scope)
+    if not rows:
+        print(f"memory jobs: none for {scope.user_id} in org {scope.org_id!r}", flush=True)
+    for row in rows[-JOBS_SHOWN:]:
+        error = f" — {row['last_error']}" if row["last_error"] else ""
+        print(
+            f"  job {row['id']} thread {row['thread_id']} model {row['model'] or 'default'}: "
+            f"{row['status']} after {row['attempts']} attempt(s){error}",
+            flush=True,
+        )
+    print(f"  (details in {details}; `recollect memory jobs --retry` requeues parked jobs)")
+
+
+def _lines(board: StatusBoard) -> Any:
     while True:
+        status = board.take_line()
+        if status:
+            print(status, flush=True)
         if sys.stdin.isatty():
             print("you> ", end="", flush=True)
         raw = sys.stdin.readline()

@@ -27,6 +27,7 @@ from langchain_core.runnables import RunnableConfig
 from graphs.agent import make_graph, thread_config, user_turn
 from graphs.approvals import Approvals
 from recollect.cli.approvals import describe
+from recollect.cli.chat_status import log_file
 from recollect.cli.demo_privacy import show_privacy
 from recollect.cli.demo_ranking import show_ranking
 from recollect.extraction.episodes import end_session
@@ -37,8 +38,9 @@ from recollect.longterm.configured import configured_memory
 from recollect.longterm.embeddings import describe_embeddings
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewFact, ProfileEntry, RememberAction
-from recollect.models.factory import describe_model
+from recollect.models.factory import describe_model, resolve_model_name
 from recollect.store.scope import Scope
+from recollect.store.server import configured_uri, data_dir, redact_password
 from recollect.store.threads import claim_thread
 from state.context import Context
 
@@ -145,7 +147,11 @@ def run(args: argparse.Namespace) -> int:
             before = len(agent.get_state(config).values.get("messages", []))
             print(f"(thread has {before} checkpointed messages)")
             finished: list[Outcome] = []
-            worker = Worker(persistence.worker, settings=WorkerSettings(poll_s=0.05))
+            worker = Worker(
+                persistence.worker,
+                settings=WorkerSettings(poll_s=0.05),
+                models=frozenset({resolve_model_name(ctx.model)}),  # not other setups' jobs
+            )
             runner, stop = start_background(worker, finished.append)
             for turn in session.turns:
                 _play_turn(agent, config, ctx, turn)
@@ -168,7 +174,23 @@ def run(args: argparse.Namespace) -> int:
     show_ranking()
     _banner("Privacy: show, export, incognito, team memory, retention, forget")
     show_privacy(ctx)
+    _next_steps()
     return 0
+
+
+def _next_steps() -> None:
+    """Where the data is and what to try next: the demo user was just forgotten."""
+    _banner("Next")
+    uri = configured_uri()
+    where = (
+        f"the database at {redact_password(uri)}" if uri else f"embedded Postgres in {data_dir()}"
+    )
+    print(f"data: {where} (`recollect db status`)")
+    print(
+        "talk to it: .venv/bin/recollect chat --user you   (/history, /jobs, /end, /exit; "
+        f"background details in {log_file()})"
+    )
+    print("a real model: set OPENAI_API_KEY or OPENAI_BASE_URL (every variable: .env.example)")
 
 
 def _end_session(memory: LongTermMemory, scope: Scope, agent: Any, thread: str) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import psycopg
 
+from recollect.cli.org import add_org_argument, in_org, org_of
 from recollect.extraction import queue as jobs
 from recollect.extraction.fact_writer import default_writer
 from recollect.extraction.review import accept, list_candidates, reject
@@ -27,7 +28,8 @@ from recollect.privacy.lifecycle import restore_fact
 from recollect.store.errors import RecollectError
 from recollect.store.scope import Scope
 from recollect.store.server import CONNECTION_KWARGS
-from state.context import Context
+
+ALL_JOBS = "all"
 
 
 def register(commands: Any) -> None:
@@ -58,7 +60,14 @@ def register(commands: Any) -> None:
         step.add_argument("id", type=int, help="the id shown by `review list`")
         step.set_defaults(run=run)
     queue = actions.add_parser("jobs", help="the background extraction queue and dead letters")
-    queue.add_argument("--retry", type=int, metavar="ID", help="requeue a dead-lettered job")
+    queue.add_argument(
+        "--retry",
+        nargs="?",
+        const=ALL_JOBS,
+        metavar="ID",
+        help="requeue a dead-lettered or parked job (without ID: every one, e.g. after setting "
+        "the missing key or model)",
+    )
     queue.set_defaults(run=run_jobs)
     forget = actions.add_parser("forget", help="delete a user's data from every store")
     forget.add_argument("--json", action="store_true", help="print counts as JSON")
@@ -75,7 +84,7 @@ def register(commands: Any) -> None:
     restore.set_defaults(run=run_restore)
     for step in (listing, forget, export, show, *[steps.choices[n] for n in ("accept", "reject")]):
         step.add_argument("--user", required=True, help="whose memory")
-        step.add_argument("--org", default=None, help="organisation (default: RECOLLECT_ORG_ID)")
+        add_org_argument(step)
 
 
 def run_screen(args: argparse.Namespace) -> int:
@@ -96,7 +105,7 @@ def run_review_list(args: argparse.Namespace) -> int:
     with open_persistence(announce=False) as persistence:
         items = list_candidates(persistence.pool, _scope(args), statuses)
     if not items and not args.json:
-        print("nothing awaiting review")
+        print(f"nothing awaiting review for {args.user}{in_org(args)}")
     for item in items:
         if args.json:
             print(
@@ -138,13 +147,18 @@ def run_jobs(args: argparse.Namespace) -> int:
         open_persistence(announce=False, worker=True) as persistence,
         persistence.worker.connection() as conn,
     ):
+        if args.retry == ALL_JOBS:
+            requeued = jobs.retry_all_dead(conn)
+            print(f"requeued {len(requeued)} job(s)" + (f": {requeued}" if requeued else ""))
+            return 0
         if args.retry is not None:
-            if not jobs.retry_dead(conn, args.retry):
+            job_id = _job_id(args.retry)
+            if not jobs.retry_dead(conn, job_id):
                 raise RecollectError(
-                    f"job {args.retry} is not dead-lettered, or its thread already has a "
+                    f"job {job_id} is not dead-lettered, or its thread already has a "
                     "pending job that will read the same messages"
                 )
-            print(f"job {args.retry} requeued")
+            print(f"job {job_id} requeued")
             return 0
         counts = jobs.status_counts(conn)
         print("jobs: " + (", ".join(f"{n} {state}" for state, n in counts.items()) or "none"))
@@ -156,8 +170,15 @@ def run_jobs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _job_id(raw: str) -> int:
+    try:
+        return int(raw)
+    except ValueError:
+        raise RecollectError(f"--retry takes a job id (a number), got {raw!r}") from None
+
+
 def _scope(args: argparse.Namespace) -> Scope:
-    return Scope.for_user(args.org or Context().org_id, args.user)
+    return Scope.for_user(org_of(args), args.user)
 
 
 def run_forget(args: argparse.Namespace) -> int:

@@ -16,6 +16,14 @@ def register(commands: Any) -> None:
     """Add the `worker` sub-command."""
     parser = commands.add_parser("worker", help="run the background fact-extraction worker")
     parser.add_argument("--once", action="store_true", help="run what is due now, then exit")
+    parser.add_argument(
+        "--model",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="run only jobs queued for this model (repeatable; default: every job); others "
+        "stay queued for a worker that has their model",
+    )
     parser.set_defaults(run=run)
 
 
@@ -23,7 +31,9 @@ def run(args: argparse.Namespace) -> int:
     """SIGTERM and Ctrl-C stop it between jobs; a kill mid-job is recovered by the lease."""
     with open_persistence(worker=True) as persistence:
         worker = Worker(
-            persistence.worker, read_session=checkpoint_reader(persistence.checkpointer)
+            persistence.worker,
+            read_session=checkpoint_reader(persistence.checkpointer),
+            models=frozenset(args.model) if args.model else None,
         )
         if args.once:
             for outcome in worker.drain():
@@ -43,7 +53,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report(outcome: Outcome) -> None:
-    if outcome.error:
+    if outcome.parked:
+        print(f"job {outcome.job_id}: parked: {outcome.error}", flush=True)
+    elif outcome.error:
         print(f"job {outcome.job_id}: {outcome.status}: {outcome.error}", flush=True)
     else:
         print(

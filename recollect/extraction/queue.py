@@ -61,6 +61,12 @@ SELECT * FROM recollect_claim_own_job(%(token)s::uuid, %(lease)s::float8, %(thre
 """
 """The scope's own jobs only: what a request-serving process (the `memory` graph) may claim."""
 
+CLAIM_JOB_FOR_MODELS = """
+SELECT * FROM recollect_claim_job_for_models(%(token)s::uuid, %(lease)s::float8,
+                                             %(thread_id)s::text, %(ignore_debounce)s::boolean,
+                                             %(models)s::text[])
+"""
+
 FINISH_JOB = """
 UPDATE memory_jobs
 SET status = 'done', facts_found = %(facts)s, finished_at = now(), updated_at = now(),
@@ -207,11 +213,13 @@ def claim(
     thread_id: str | None = None,
     ignore_debounce: bool = False,
     scope: Scope | None = None,
+    models: Sequence[str] | None = None,
 ) -> Job | None:
     """Take the next due job (or one whose lease expired); None when there is none. With a
     scope, only that scope's jobs (the app role's right); without, any tenant's (the worker
-    role's)."""
-    params = {
+    role's). `models`: only jobs queued for one of these (or for the default model, "");
+    None: any."""
+    params: dict[str, Any] = {
         "token": uuid.uuid4(),
         "lease": lease_s,
         "thread_id": thread_id,
@@ -220,7 +228,11 @@ def claim(
     with conn.transaction():
         if scope is not None:
             conn.execute(SET_SCOPE, scope_settings(scope))
-        row = conn.execute(CLAIM_JOB if scope is None else CLAIM_OWN_JOB, params).fetchone()
+            row = conn.execute(CLAIM_OWN_JOB, params).fetchone()
+        elif models is None:
+            row = conn.execute(CLAIM_JOB, params).fetchone()
+        else:
+            row = conn.execute(CLAIM_JOB_FOR_MODELS, {**params, "models": list(models)}).fetchone()
     return Job.from_row(row) if row else None
 
 
@@ -272,6 +284,17 @@ def status_counts(conn: Connection[Any]) -> dict[str, int]:
 def dead_letters(conn: Connection[Any], limit: int = 20) -> list[dict[str, Any]]:
     """The newest dead-lettered jobs, with the error that ended each."""
     return list(conn.execute(DEAD_JOBS, {"limit": limit}).fetchall())
+
+
+def jobs_for_user(conn: Connection[Any], scope: Scope) -> list[dict[str, Any]]:
+    """The scope's own jobs, oldest first (row-level security keeps others out)."""
+    params = {"org_id": scope.org_id, "user_id": scope.user_id}
+    return list(conn.execute(SELECT_JOBS_FOR_USER, params).fetchall())
+
+
+def retry_all_dead(conn: Connection[Any], limit: int = 1000) -> list[int]:
+    """Requeue every dead-lettered job (after a configuration fix); returns the ids requeued."""
+    return [int(d["id"]) for d in dead_letters(conn, limit) if retry_dead(conn, int(d["id"]))]
 
 
 def retry_dead(conn: Connection[Any], job_id: int) -> bool:

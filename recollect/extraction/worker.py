@@ -24,6 +24,7 @@ from recollect.extraction import queue as jobs
 from recollect.extraction.episodes import SessionReader, end_idle_sessions
 from recollect.extraction.extractor import TranscriptLine, extract_facts
 from recollect.extraction.fact_writer import EngineWriter, FactWriter
+from recollect.extraction.failures import unfixable
 from recollect.extraction.offline_extractor import offline_facts
 from recollect.extraction.records import ExtractedFact
 from recollect.extraction.redaction import redact
@@ -138,6 +139,8 @@ class Outcome:
     review: int = 0
     rejected: int = 0
     error: str | None = None
+    parked: bool = False
+    """Dead-lettered at once: retrying cannot help until the configuration changes."""
 
 
 @dataclass
@@ -154,6 +157,9 @@ class Worker:
     configured embedder, so extracted facts are found by dense recall too)."""
     read_session: SessionReader | None = None
     """A thread's messages and summary (`checkpoint_reader`); enables the inactivity sweep."""
+    models: frozenset[str] | None = None
+    """Run only jobs queued for these models (or the default, ""); None: every job. A job for
+    another model stays pending for a worker that has it."""
 
     def __post_init__(self) -> None:
         if self.memory is None:
@@ -189,6 +195,7 @@ class Worker:
                 thread_id=thread_id,
                 ignore_debounce=ignore_debounce,
                 scope=scope,
+                models=None if self.models is None else sorted(self.models),
             )
         if job is None:
             return None
@@ -217,7 +224,10 @@ class Worker:
             return self._failed(job, "lease expired on the last allowed attempt (worker died?)")
         try:
             return self._extract_and_store(job)
-        except Exception as exc:  # every failure is recorded on the job, then retried
+        except Exception as exc:  # every failure is recorded on the job
+            hint = unfixable(exc, resolve_model_name(job.model))
+            if hint is not None:  # the same next time: parked until the configuration changes
+                return self._failed(job, hint, park=True)
             return self._failed(job, f"{type(exc).__name__}: {exc}")
 
     def _extract_and_store(self, job: jobs.Job) -> Outcome:
@@ -287,20 +297,25 @@ class Worker:
         conn.execute(MARK_EXTRACTED, {**scope, "ids": ids})
         return Outcome(job.id, "done", counts["stored"], counts["review"], counts["rejected"])
 
-    def _failed(self, job: jobs.Job, error: str) -> Outcome:
+    def _failed(self, job: jobs.Job, error: str, *, park: bool = False) -> Outcome:
+        """Schedule a retry (or dead-letter the job after its last attempt); `park` dead-letters
+        it at once, for failures no retry can fix."""
         message = redact(error[:2000]).text  # errors may quote the model's output
         with self.pool.connection() as conn:
             status = jobs.fail(
                 conn,
                 job,
                 message,
-                max_attempts=self.settings.max_attempts,
+                max_attempts=0 if park else self.settings.max_attempts,
                 backoff_s=self.settings.backoff(job.attempts),
             )
-        log.warning(
-            "memory job %s attempt %s failed (%s): %s", job.id, job.attempts, status, message
-        )
-        return Outcome(job.id, status or "lost", error=message)
+        if park:
+            log.warning("memory job %s parked: %s", job.id, message)
+        else:
+            log.warning(
+                "memory job %s attempt %s failed (%s): %s", job.id, job.attempts, status, message
+            )
+        return Outcome(job.id, status or "lost", error=message, parked=park and status == "dead")
 
     def prune(self) -> int:
         """Delete finished jobs past their retention; returns how many."""

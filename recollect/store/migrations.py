@@ -27,7 +27,10 @@ from recollect.store.schema.core import PROTECT_FUNCTION, THREADS
 from recollect.store.schema.definers import DEFINERS_SQL
 from recollect.store.schema.extraction_queue import CREATE_EXTRACTION_QUEUE
 from recollect.store.schema.long_term import LONG_TERM_MEMORY_SQL
-from recollect.store.schema.memory_jobs import PROTECT_MEMORY_JOBS_SQL
+from recollect.store.schema.memory_jobs import (
+    CLAIM_JOB_FOR_MODELS_SQL,
+    PROTECT_MEMORY_JOBS_SQL,
+)
 from recollect.store.schema.org_facts import ORG_SHARED_FACTS_SQL
 from recollect.store.schema.profiles import PROFILE_DOCUMENTS
 from recollect.store.schema.sessions import SESSION_ENDS
@@ -73,10 +76,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "organisation-shared facts", ORG_SHARED_FACTS_SQL),
     Migration(9, "profile as one versioned document per user", PROFILE_DOCUMENTS),
     Migration(10, "session ends: one episode per ended thread", SESSION_ENDS),
-    Migration(11, "checkpoints behind row-level security", CHECKPOINTS_BEHIND_RLS),
-    Migration(
-        12, "definer functions: own role, bounded, callable by whom they serve", DEFINERS_SQL
-    ),
+    Migration(11, "claim only jobs queued for the worker's models", CLAIM_JOB_FOR_MODELS_SQL),
+    Migration(12, "checkpoints behind row-level security", CHECKPOINTS_BEHIND_RLS),
+    Migration(13, "definer functions: their own role, bounded arguments", DEFINERS_SQL),
 )
 
 

@@ -115,7 +115,7 @@ def test_kill_9_while_executing_then_resume_finishes_with_exactly_one_refund(
     assert _refunds(pool, workflow_id) == 1
     assert approvals.history(workflow_id, org_id="acme") == HISTORY
     assert _ok(run_recollect("approvals", "resume", "--org", "acme", env=env)).strip() == (
-        "nothing to resume"
+        "nothing to resume in org 'acme'"
     )
 
 

@@ -158,7 +158,9 @@ def test_review_list_accept_reject(
         run_recollect("memory", "review", "reject", zig, "--user", "ana", env=env).returncode == 0
     )
     after = run_recollect("memory", "review", "list", "--user", "ana", env=env)
-    assert after.stdout.strip() == "nothing awaiting review"
+    assert after.stdout.strip() == (
+        "nothing awaiting review for ana in org 'acme' (the default; pass --org to look in another)"
+    )
     again = run_recollect("memory", "review", "accept", zig, "--user", "ana", env=env)
     assert again.returncode != 0
     assert "is not awaiting review" in again.stderr
@@ -177,7 +179,7 @@ def test_chat_extracts_in_the_background_and_flushes_its_thread_on_exit(
     chat.send("I prefer Go, my email is ana@example.com")
     chat.expect("assistant>")
     assert chat.close() == 0
-    assert "extracted facts" in chat.expect("memory:")
+    assert chat.expect("memory:") == "memory: 2 facts stored"
     rows = _rows(db, "SELECT text, status FROM fact_candidates ORDER BY id")
     assert [(r["text"], r["status"]) for r in rows] == [
         ("Prefers Go", "stored"),

@@ -104,6 +104,9 @@ def test_writing_into_another_users_thread_is_refused(
 
 CROSS_TENANT_CALLS = {
     "recollect_claim_job": "SELECT * FROM recollect_claim_job(gen_random_uuid(), 60, NULL, true)",
+    "recollect_claim_job_for_models": (
+        "SELECT * FROM recollect_claim_job_for_models(gen_random_uuid(), 60, NULL, true, '{}')"
+    ),
     "recollect_open_jobs": "SELECT recollect_open_jobs()",
     "recollect_job_counts": "SELECT * FROM recollect_job_counts()",
     "recollect_dead_jobs": "SELECT * FROM recollect_dead_jobs(10)",
@@ -125,6 +128,9 @@ def test_the_app_role_cannot_call_a_cross_tenant_function(
 UNBOUNDED_CALLS = {
     "lease of 1e9 s": "SELECT * FROM recollect_claim_job(gen_random_uuid(), 1e9, NULL, true)",
     "negative lease": "SELECT * FROM recollect_claim_job(gen_random_uuid(), -1, NULL, true)",
+    "lease of a day, for some models": (
+        "SELECT * FROM recollect_claim_job_for_models(gen_random_uuid(), 86400, NULL, true, '{}')"
+    ),
     "prune everything": "SELECT recollect_prune_jobs(-1)",
     "prune today": "SELECT recollect_prune_jobs(0)",
     "a million dead letters": "SELECT * FROM recollect_dead_jobs(1000000)",
@@ -132,7 +138,7 @@ UNBOUNDED_CALLS = {
     "backoff of a year": (
         "SELECT * FROM recollect_fail_job(1, gen_random_uuid(), 'x', 5, 31536000)"
     ),
-    "no attempts": "SELECT * FROM recollect_fail_job(1, gen_random_uuid(), 'x', 0, 1)",
+    "negative attempts": "SELECT * FROM recollect_fail_job(1, gen_random_uuid(), 'x', -1, 1)",
 }
 
 

@@ -35,7 +35,7 @@ _CLAIM_BODY = """
         WHERE ((c.status = 'pending' AND (c.run_after <= now() OR p_ignore_debounce))
                OR (c.status = 'running' AND c.lease_until < now()))
           AND (p_thread IS NULL OR c.thread_id = p_thread)
-          {own_scope}
+          {own_scope}{models}
           AND NOT EXISTS (
               SELECT 1 FROM memory_jobs AS r
               WHERE r.org_id = c.org_id AND r.user_id = c.user_id AND r.thread_id = c.thread_id
@@ -49,11 +49,21 @@ _OWN_SCOPE = """AND c.org_id = current_setting('app.org_id', true)
           AND c.user_id = current_setting('app.user_id', true)"""
 
 
-def _claim(name: str, own_scope: str) -> str:
-    body = _CLAIM_BODY.format(max_lease=MAX_LEASE_S, bad=_BAD_ARGUMENT, own_scope=own_scope)
+_FOR_MODELS = """
+          AND (c.model = '' OR c.model = ANY(p_models))"""
+
+
+def _claim(name: str, own_scope: str = "", models: bool = False) -> str:
+    body = _CLAIM_BODY.format(
+        max_lease=MAX_LEASE_S,
+        bad=_BAD_ARGUMENT,
+        own_scope=own_scope,
+        models=_FOR_MODELS if models else "",
+    )
+    extra = ", p_models text[]" if models else ""
     return f"""
 CREATE OR REPLACE FUNCTION {name}(p_token uuid, p_lease float8, p_thread text,
-                                  p_ignore_debounce boolean)
+                                  p_ignore_debounce boolean{extra})
 RETURNS SETOF memory_jobs LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp
 AS $$
 BEGIN
@@ -88,13 +98,14 @@ GRANT SELECT, UPDATE, DELETE ON memory_jobs TO {DEFINER_ROLE};
 CREATE POLICY definer_reaches_every_job ON memory_jobs TO {DEFINER_ROLE}
     USING (true) WITH CHECK (true);
 
-{_claim("recollect_claim_job", "")}
+{_claim("recollect_claim_job")}
+{_claim("recollect_claim_job_for_models", models=True)}
 {_claim("recollect_claim_own_job", _OWN_SCOPE)}
 
 CREATE OR REPLACE FUNCTION recollect_fail_job(p_id bigint, p_token uuid, p_error text,
                                               p_max_attempts integer, p_backoff float8)
 RETURNS SETOF text LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
-BEGIN{_bounded("recollect_fail_job", "p_max_attempts", 1, 100)}{
+BEGIN{_bounded("recollect_fail_job", "p_max_attempts", 0, 100)}{
     _bounded("recollect_fail_job", "p_backoff", 0, MAX_BACKOFF_S)
 }
     RETURN QUERY

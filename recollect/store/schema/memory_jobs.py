@@ -96,3 +96,30 @@ WITH gone AS (
 SELECT count(*) FROM gone
 $$;
 """
+
+CLAIM_JOB_FOR_MODELS_SQL = """
+CREATE FUNCTION recollect_claim_job_for_models(p_token uuid, p_lease float8, p_thread text,
+                                               p_ignore_debounce boolean, p_models text[])
+RETURNS SETOF memory_jobs LANGUAGE sql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+UPDATE memory_jobs AS j
+SET status = 'running', attempts = j.attempts + 1, claim_token = p_token,
+    lease_until = now() + make_interval(secs => p_lease), updated_at = now()
+WHERE j.id = (
+    SELECT c.id FROM memory_jobs AS c
+    WHERE ((c.status = 'pending' AND (c.run_after <= now() OR p_ignore_debounce))
+           OR (c.status = 'running' AND c.lease_until < now()))
+      AND (p_thread IS NULL OR c.thread_id = p_thread)
+      AND (c.model = '' OR c.model = ANY(p_models))
+      AND NOT EXISTS (
+          SELECT 1 FROM memory_jobs AS r
+          WHERE r.org_id = c.org_id AND r.user_id = c.user_id AND r.thread_id = c.thread_id
+            AND r.id <> c.id AND r.status = 'running' AND r.lease_until >= now())
+    ORDER BY c.run_after, c.id
+    LIMIT 1
+    FOR UPDATE SKIP LOCKED)
+RETURNING j.*
+$$;
+"""
+"""The claim for a worker that runs only some models (the chat's own background worker): a job
+queued for another model stays pending for a worker that has it. An empty model means "the
+worker's default", which any worker has. Same definer rights as `recollect_claim_job`."""
