@@ -43,6 +43,12 @@ def register(commands: Any) -> None:
     screen.add_argument(
         "--category", default=None, help="check every line against the category allow-list too"
     )
+    screen.add_argument(
+        "--batch",
+        action="store_true",
+        help="treat stdin as one extraction batch (duplicates and per-category caps apply "
+        "across lines); by default each line is judged on its own",
+    )
     screen.set_defaults(run=run_screen)
     review = actions.add_parser(
         "review", help="facts below the confidence bar, awaiting a decision"
@@ -88,14 +94,19 @@ def register(commands: Any) -> None:
 
 
 def run_screen(args: argparse.Namespace) -> int:
-    """One JSON verdict per input line; blank lines are skipped; exit 0 even if some fail."""
-    screen = FactScreen(ValidationPolicy.from_env())
+    """One JSON verdict per input line; blank lines are skipped; exit 0 even if some fail.
+
+    Each line is judged on its own, so a verdict never depends on what came before; `--batch`
+    reads the lines as one extraction would (duplicates and category caps across lines)."""
+    policy = ValidationPolicy.from_env()
+    batch = FactScreen(policy)
     if isinstance(sys.stdin, io.TextIOWrapper):
         sys.stdin.reconfigure(errors="replace")  # a stray byte must not end the run
     for raw in sys.stdin:
         line = raw.rstrip("\n")
         if not line.strip():
             continue
+        screen = batch if args.batch else FactScreen(policy)
         print(json.dumps(screen.check(line, args.category).as_json()), flush=True)
     return 0
 

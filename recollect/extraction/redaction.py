@@ -1,9 +1,11 @@
 """PII redaction: personal values are replaced by a `[KIND]` placeholder before a candidate
 fact is stored, embedded or logged.
 
-Numbers are only called card numbers or IBANs when their checksum holds (Luhn, ISO 7064
-mod 97), and phone-shaped numbers right after "version", "build" or "v" are left alone, so
-look-alikes such as version strings survive.
+Detectors live beside this file, one job each: `pii_patterns` (emails, spelled-out emails,
+cards, IBANs, API keys, street addresses), `national_ids` (ids with their check digits),
+`phones` (international formats through libphonenumber's metadata). Every detector reads the
+text with earlier placeholders already in, so a value is taken once, by the most specific kind.
+Numbers a checksum would take but the words before call an order, ticket or version stay.
 """
 
 from __future__ import annotations
@@ -12,25 +14,17 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+from recollect.extraction import national_ids, pii_patterns
+from recollect.extraction.checksums import iban_valid, luhn_valid
+from recollect.extraction.phones import CANDIDATE as PHONE_CANDIDATE
+from recollect.extraction.phones import phone
 from recollect.store.errors import ConfigurationError
 
-EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
-SSN = re.compile(r"\b(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}\b")
-SSN_UNFORMATTED = re.compile(
-    r"(?i)\b(?:ssn|social\s+security(?:\s+(?:number|no\.?|#))?)\s*(?:is|:|#)?\s*(\d{9})\b"
-)
-CARD = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
-IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
-PHONE = re.compile(
-    r"(?<![\w.+-])(?:"
-    r"\+\d{1,3}[ .-]?(?:\(\d{1,4}\)[ .-]?)?\d{1,4}(?:[ .-]?\d{2,4}){1,4}"  # international
-    r"|\(\d{3}\)\s?\d{3}[ .-]?\d{4}"  # (555) 123-4567
-    r"|\d{3}([ .-])\d{3}\1\d{4}"  # 555-123-4567, 555.123.4567
-    r"|0\d{2,4}[ -]\d{3,4}[ -]?\d{3,4}"  # national trunk prefix: 020 7946 0958
-    r")(?![\w.-]*\d)"
-)
-API_KEY = re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{20,}\b|\bAKIA[0-9A-Z]{16}\b")
-VERSION_CONTEXT = re.compile(r"(?i)(?:\bv|\bversion|\bbuild|\brelease|\bver\.?)\s*$")
+__all__ = ["Redaction", "Rule", "compile_patterns", "iban_valid", "luhn_valid", "redact"]
+
+Finder = Callable[[str], Iterable[tuple[int, int, str]]]
+Rule = tuple[str, Finder]
+"""A kind's name (what `allow` lists) and a function giving (start, end, kind) spans."""
 
 
 @dataclass(frozen=True)
@@ -45,54 +39,40 @@ class Redaction:
         return bool(self.kinds)
 
 
-def luhn_valid(digits: str) -> bool:
-    """Card-number checksum: doubling every second digit from the right sums to 0 mod 10."""
-    total = 0
-    for position, char in enumerate(reversed(digits)):
-        value = int(char)
-        if position % 2 == 1:
-            value = value * 2 - 9 if value > 4 else value * 2
-        total += value
-    return total % 10 == 0
+def _matches(pattern: re.Pattern[str], classify: Callable[[re.Match[str]], str | None]) -> Finder:
+    def find(text: str) -> Iterable[tuple[int, int, str]]:
+        for match in pattern.finditer(text):
+            if (kind := classify(match)) is not None:
+                yield match.start(), match.end(), kind
+
+    return find
 
 
-def iban_valid(candidate: str) -> bool:
-    """ISO 13616: move the first four characters to the end, letters to numbers, mod 97 == 1."""
-    compact = candidate.replace(" ", "").upper()
-    if not 15 <= len(compact) <= 34:
-        return False
-    rearranged = compact[4:] + compact[:4]
-    numeric = "".join(str(int(char, 36)) for char in rearranged)
-    return int(numeric) % 97 == 1
+def _kind(name: str) -> Callable[[re.Match[str]], str]:
+    return lambda _match: name
 
 
-def _card(match: re.Match[str]) -> bool:
-    digits = re.sub(r"\D", "", match.group(0))
-    return 13 <= len(digits) <= 19 and luhn_valid(digits)
+def _ibans(text: str) -> Iterable[tuple[int, int, str]]:
+    return [(start, end, "iban") for start, end in pii_patterns.find_ibans(text)]
 
-
-def _phone(match: re.Match[str]) -> bool:
-    before = match.string[max(0, match.start() - 12) : match.start()]
-    digits = re.sub(r"\D", "", match.group(0))
-    return 7 <= len(digits) <= 15 and not VERSION_CONTEXT.search(before)
-
-
-def _always(_match: re.Match[str]) -> bool:
-    return True
-
-
-Rule = tuple[str, re.Pattern[str], Callable[[re.Match[str]], bool]]
 
 BUILTIN_RULES: tuple[Rule, ...] = (
-    ("email", EMAIL, _always),
-    ("api_key", API_KEY, _always),
-    ("iban", IBAN, lambda m: iban_valid(m.group(0))),
-    ("card", CARD, _card),
-    ("ssn", SSN, _always),
-    ("ssn", SSN_UNFORMATTED, _always),
-    ("phone", PHONE, _phone),
+    ("email", _matches(pii_patterns.EMAIL, _kind("email"))),
+    ("email", _matches(pii_patterns.SPELLED_EMAIL, _kind("email"))),
+    ("email", _matches(pii_patterns.EMAIL_AT_DOMAIN, pii_patterns.email_at_domain)),
+    ("api_key", _matches(pii_patterns.API_KEY, _kind("api_key"))),
+    ("iban", _ibans),
+    *(("national_id", _matches(p, classify)) for p, classify in national_ids.DETECTORS[:4]),
+    ("card", _matches(pii_patterns.CARD, pii_patterns.card)),
+    *(("national_id", _matches(p, classify)) for p, classify in national_ids.DETECTORS[4:]),
+    ("phone", _matches(PHONE_CANDIDATE, phone)),
+    ("address", _matches(pii_patterns.ADDRESS, _kind("address"))),
+    (
+        "address",
+        lambda text: [(s, e, "address") for s, e in pii_patterns.find_named_addresses(text)],
+    ),
 )
-"""Order matters: longer, checksummed shapes go before the looser phone pattern."""
+"""Order matters: checksummed and lettered shapes go before the looser phone candidates."""
 
 
 def compile_patterns(patterns: Mapping[str, str]) -> tuple[Rule, ...]:
@@ -105,24 +85,28 @@ def compile_patterns(patterns: Mapping[str, str]) -> tuple[Rule, ...]:
             raise ConfigurationError(
                 f"redaction pattern {name!r} is not a valid regex: {exc}"
             ) from exc
-        rules.append((name, compiled, _always))
+        rules.append((name, _matches(compiled, _kind(name))))
     return tuple(rules)
 
 
+def _allowed(kind: str, allow: frozenset[str]) -> bool:
+    return kind in allow or ("national_id" in allow and kind in national_ids.KINDS)
+
+
 def redact(text: str, extra: Iterable[Rule] = (), allow: frozenset[str] = frozenset()) -> Redaction:
-    """Replace every value a rule matches, except kinds the operator allow-listed."""
+    """Replace every value a rule finds, except kinds the operator allow-listed."""
     kinds: list[str] = []
-    for name, pattern, accept in (*BUILTIN_RULES, *extra):
+    for name, find in (*BUILTIN_RULES, *extra):
         if name in allow:
             continue
-
-        def substitute(
-            match: re.Match[str], name: str = name, accept: Callable[..., bool] = accept
-        ) -> str:
-            if not accept(match):
-                return match.group(0)
-            kinds.append(name)
-            return f"[{name.upper()}]"
-
-        text = pattern.sub(substitute, text)
+        pieces: list[str] = []
+        last = 0
+        for start, end, kind in find(text):
+            if start < last or _allowed(kind, allow):
+                continue
+            pieces += [text[last:start], f"[{kind.upper()}]"]
+            kinds.append(kind)
+            last = end
+        if pieces:
+            text = "".join(pieces) + text[last:]
     return Redaction(text, tuple(dict.fromkeys(kinds)))

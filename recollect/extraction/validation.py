@@ -15,8 +15,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from recollect.extraction.normalise import canonical
 from recollect.extraction.redaction import Rule, compile_patterns, redact
-from recollect.extraction.screening import canonical, screen
+from recollect.extraction.screening import screen
 from recollect.longterm.records import FactCategory
 from recollect.store.errors import ConfigurationError
 

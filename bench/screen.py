@@ -1,0 +1,161 @@
+"""How well, and how fast, does the write path's gate judge a fact? The screening corpus
+(`tests/data/screening/`, tuning and held-out parts) through `FactScreen.check`, one fact at a
+time: PII recall per kind, injection recall per language and obfuscation style, benign false
+alarms per class, and latency per fact (median, p95, p99 over every corpus item, repeated).
+
+The peer is the same rules reading only the canonical text (no skeleton, no decoded payloads):
+what the normalisation views buy, and what they cost.
+
+    python -m bench.screen --json bench/out/screen.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from recollect.extraction.injection_patterns import RULES
+from recollect.extraction.normalise import canonical
+from recollect.extraction.validation import FactScreen, Verdict
+from tests.support.screening_corpus import BENIGN, INJECTIONS, PII, Case, kept_unchanged, leaked
+
+
+def _canonical_only(text: str) -> tuple[str, ...]:
+    seen = canonical(text)
+    return tuple(dict.fromkeys(f"injection: {name}" for name, rule in RULES if rule.search(seen)))
+
+
+@contextmanager
+def _peer() -> Iterator[None]:
+    """The rules on the canonical text alone, swapped in for the duration."""
+    import recollect.extraction.validation as validation
+
+    original = validation.screen
+    validation.screen = _canonical_only
+    try:
+        yield
+    finally:
+        validation.screen = original
+
+
+def _rate(hits: int, total: int) -> float:
+    return round(hits / total, 4) if total else 1.0
+
+
+def quality(check: Callable[[str], Verdict]) -> dict[str, Any]:
+    """Recall per class and false alarms, for each split and overall."""
+    out: dict[str, Any] = {}
+    for split in ("tune", "holdout", None):
+        pii: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for case in _of(PII, split):
+            pii[case.kind][1] += 1
+            pii[case.kind][0] += not leaked(case, check(case.text).text)
+        injections_by: dict[str, dict[str, list[int]]] = {
+            "lang": defaultdict(lambda: [0, 0]),
+            "style": defaultdict(lambda: [0, 0]),
+        }
+        for case in _of(INJECTIONS, split):
+            caught = not check(case.text).accepted
+            for axis, key in (("lang", case.lang), ("style", case.style)):
+                injections_by[axis][key][1] += 1
+                injections_by[axis][key][0] += caught
+        benign: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for case in _of(BENIGN, split):
+            verdict = check(case.text)
+            benign[case.kind][1] += 1
+            benign[case.kind][0] += not kept_unchanged(case, verdict.accepted, verdict.text)
+        pii_total = sum(t for _, t in pii.values())
+        inj = injections_by["style"]
+        inj_total = sum(t for _, t in inj.values())
+        benign_total = sum(t for _, t in benign.values())
+        flagged_benign = sum(h for h, _ in benign.values())
+        out[split or "all"] = {
+            "pii_cases": pii_total,
+            "pii_recall": _rate(sum(h for h, _ in pii.values()), pii_total),
+            "pii_recall_by_kind": {k: _rate(h, t) for k, (h, t) in sorted(pii.items())},
+            "injection_cases": inj_total,
+            "injection_recall": _rate(sum(h for h, _ in inj.values()), inj_total),
+            "injection_recall_by_lang": {
+                k: _rate(h, t) for k, (h, t) in sorted(injections_by["lang"].items())
+            },
+            "injection_recall_by_style": {k: _rate(h, t) for k, (h, t) in sorted(inj.items())},
+            "injection_precision": _rate(
+                sum(h for h, _ in inj.values()), sum(h for h, _ in inj.values()) + flagged_benign
+            ),
+            "benign_cases": benign_total,
+            "benign_false_alarm_rate": _rate(flagged_benign, benign_total),
+            "benign_false_alarms_by_class": {k: h for k, (h, _) in sorted(benign.items()) if h},
+        }
+    return out
+
+
+def _of(cases: tuple[Case, ...], split: str | None) -> list[Case]:
+    return [case for case in cases if split in (None, case.split)]
+
+
+def latency(check: Callable[[str], Verdict], repeats: int) -> dict[str, float]:
+    """Milliseconds per fact over every corpus text, `repeats` times (after one warm-up pass)."""
+    texts = [case.text for case in (*PII, *INJECTIONS, *BENIGN)]
+    for text in texts:
+        check(text)
+    samples: list[float] = []
+    for _ in range(repeats):
+        for text in texts:
+            start = time.perf_counter()
+            check(text)
+            samples.append((time.perf_counter() - start) * 1000)
+    ordered = sorted(samples)
+    return {
+        "facts_timed": len(samples),
+        "median_ms": round(statistics.median(ordered), 3),
+        "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 3),
+        "p99_ms": round(ordered[int(0.99 * (len(ordered) - 1))], 3),
+        "max_ms": round(ordered[-1], 3),
+    }
+
+
+def _check(text: str) -> Verdict:
+    return FactScreen().check(text)
+
+
+def run(repeats: int) -> dict[str, Any]:
+    ours = {"quality": quality(_check), "latency": latency(_check, repeats)}
+    with _peer():
+        peer = {"quality": quality(_check), "latency": latency(_check, repeats)}
+    return {
+        "corpus": {"pii": len(PII), "injections": len(INJECTIONS), "benign": len(BENIGN)},
+        "ours": ours,
+        "peer_canonical_only": peer,
+        "ratios": {
+            "median_latency_ours_over_peer": round(
+                ours["latency"]["median_ms"] / peer["latency"]["median_ms"], 2
+            ),
+            "p95_latency_ours_over_peer": round(
+                ours["latency"]["p95_ms"] / peer["latency"]["p95_ms"], 2
+            ),
+        },
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5, help="passes over the corpus to time")
+    parser.add_argument("--json", type=Path, default=None, help="write the figures here")
+    args = parser.parse_args()
+    figures = run(args.repeats)
+    text = json.dumps(figures, indent=2, ensure_ascii=False)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(text + "\n", encoding="utf-8")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
