@@ -13,9 +13,10 @@ from collections.abc import Mapping
 
 from recollect.delegation.brief import MEMORY_PREFIX
 from recollect.delegation.records import Handoff, HandoffFact, WorkerReport
-from recollect.history.truncation import text_tokens, truncate_text
+from recollect.history.truncation import CHARS_PER_TOKEN, text_tokens, truncate_text
 
 _SPACE = re.compile(r"\s+")
+_NUMBER = re.compile(r"\d(?:[\d,.]*\d)?")
 MAX_FACTS = 12
 MAX_QUESTIONS = 5
 
@@ -68,7 +69,8 @@ def distill(
         seen[key] = len(facts)
         facts.append(HandoffFact(text=text, sources=known, learned=learned))
     summary = report.summary.strip() or fallback_summary.strip()
-    summary = truncate_text(summary, max_tokens // 2) if summary else ""
+    summary = cap_text(summary, max_tokens // 2)
+    questions = [*unbacked_numbers(summary, facts), *questions]
     kept = Handoff(summary=summary, dropped_sources=dropped)
     for fact in facts[:MAX_FACTS]:
         grown = kept.model_copy(update={"facts": (*kept.facts, fact)})
@@ -79,6 +81,20 @@ def distill(
         if handoff_tokens(grown) <= max_tokens:
             kept = grown
     return kept
+
+
+def cap_text(text: str, max_tokens: int) -> str:
+    """Cut with a marker where the budget allows one; below that, a plain cut."""
+    cut = truncate_text(text, max_tokens) if text else ""
+    return cut if text_tokens(cut) <= max_tokens else text[: max_tokens * CHARS_PER_TOKEN]
+
+
+def unbacked_numbers(summary: str, facts: list[HandoffFact]) -> list[str]:
+    """A number stated only in the prose summary is flagged: numbers must travel as sourced
+    facts, where the next agent can check them, not only inside a paraphrase."""
+    carried = {n.replace(",", "") for f in facts for n in _NUMBER.findall(f.text)}
+    loose = [n for n in _NUMBER.findall(summary) if n.replace(",", "") not in carried]
+    return [f"Number only in the summary, unsourced: {n}" for n in dict.fromkeys(loose)]
 
 
 def handoff_tokens(handoff: Handoff) -> int:
