@@ -13,6 +13,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field, ValidationError
 
 from nodes.context import context_of
+from recollect.delegation.brief import check_blackboard
 from recollect.delegation.plan import split_task
 from recollect.history.window import message_tokens
 from recollect.models.factory import OFFLINE_MODEL, chat_model, resolve_model_name
@@ -55,6 +56,7 @@ def plan(state: OrchestratorState, runtime: Runtime[Context]) -> dict[str, Any]:
     task = (state.get("task") or "").strip()
     if not task:
         raise EmptyTaskError("the orchestrator needs a non-empty `task`")
+    check_blackboard(state.get("blackboard") or {}, ctx.per_worker_tokens)
     board = {**(state.get("blackboard") or {}), TASK_KEY: task}
     keys = shared_keys(board)
     messages = [

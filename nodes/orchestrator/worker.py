@@ -20,13 +20,14 @@ from pydantic import BaseModel, Field, ValidationError
 from nodes.context import context_of
 from nodes.orchestrator.plan import TASK_KEY
 from nodes.recall import MemorySource
-from recollect.delegation.brief import BLACKBOARD_PREFIX, build_brief, memory_entries
+from recollect.delegation.brief import BLACKBOARD_PREFIX, Recall, build_brief, memory_entries
 from recollect.delegation.handoff import distill
 from recollect.delegation.offline import offline_report
 from recollect.delegation.records import Handoff, WorkerReport
 from recollect.history.truncation import truncate_text
 from recollect.history.window import message_tokens
 from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.records import Recollection
 from recollect.models.factory import OFFLINE_MODEL, chat_model, resolve_model_name
 from recollect.store.errors import RecollectError
 from recollect.store.scope import Scope
@@ -139,11 +140,12 @@ class WorkerNode:
             return None
 
     @staticmethod
-    def _recaller(memory: LongTermMemory | None, scope: Scope, task: str) -> Any:
+    def _recaller(memory: LongTermMemory | None, scope: Scope, task: str) -> Recall | None:
+        """The worker's own recall: its subtask is the query, the tokens left its cap."""
         if memory is None:
             return None
 
-        def recall(budget: int) -> Any:
+        def recall(budget: int) -> Recollection | None:
             try:
                 return memory.recall(scope, task, token_budget=budget)
             except (psycopg.Error, RecollectError) as exc:

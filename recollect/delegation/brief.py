@@ -12,9 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from recollect.history.truncation import text_tokens, truncate_text
-from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import Recollection
-from recollect.store.scope import Scope
 
 MEMORY_PREFIX = "memory:"
 """Source ids of long-term memories; facts cited only from these are not new."""
@@ -58,15 +56,18 @@ Entry = tuple[str, str, str]
 
 
 def _fit(
-    entries: Sequence[Entry], budget: int, max_line_tokens: int
+    heading: str, entries: Sequence[Entry], budget: int, max_line_tokens: int
 ) -> tuple[list[str], dict[str, str], int]:
-    """Lines `- [id] text` in order while they fit; an over-long value is cut, not dropped."""
+    """Lines `- [id] text` in order while they fit; an over-long value is cut, not dropped.
+    The section's heading (and the blank line before it) is charged with its first line."""
     lines: list[str] = []
     ids: dict[str, str] = {}
     used = 0
     for shown, source, text in entries:
         line = f"- [{shown}] {truncate_text(text, max_line_tokens)}"
         cost = text_tokens(line) + _LINE_FRAMING
+        if not lines:
+            cost += text_tokens(f"## {heading}") + _LINE_FRAMING * 2
         if used + cost > budget:
             continue
         lines.append(line)
@@ -84,8 +85,32 @@ def memory_entries(found: Recollection) -> list[Entry]:
     return [(f"m{n}", source, text) for n, (source, text) in enumerate(pairs, start=1)]
 
 
-Recall = Callable[[int], Recollection]
-"""Long-term recall for this worker's task, given the tokens still free."""
+Recall = Callable[[int], Recollection | None]
+"""Long-term recall for this worker's task, given the tokens still free (None: unavailable)."""
+
+MAX_BLACKBOARD_KEYS = 64
+
+
+class BlackboardError(ValueError):
+    """A blackboard no worker's brief could hold."""
+
+
+def check_blackboard(board: Mapping[str, str], per_worker_tokens: int) -> None:
+    """Refuse, before any work, a blackboard with too many keys or a value no brief can hold."""
+    if len(board) > MAX_BLACKBOARD_KEYS:
+        raise BlackboardError(
+            f"the blackboard has {len(board)} keys; at most {MAX_BLACKBOARD_KEYS} are allowed"
+        )
+    for key, value in board.items():
+        if not isinstance(key, str) or not key.strip() or not isinstance(value, str):
+            raise BlackboardError(
+                f"blackboard entries must be non-empty text keys with text values: {key!r}"
+            )
+        if text_tokens(value) > per_worker_tokens:
+            raise BlackboardError(
+                f"blackboard key {key!r} holds {text_tokens(value)} tokens, more than a worker's "
+                f"whole budget ({per_worker_tokens})"
+            )
 
 
 def build_brief(
@@ -114,19 +139,15 @@ def build_brief(
         ("Blackboard", "blackboard", shared),
         ("Your notes", "notes", own),
     ):
-        lines, ids, used = _fit(entries, left, line_cap)
+        lines, ids, used = _fit(heading, entries, left, line_cap)
         sections.append(Section(heading, tuple(lines)))
         sources.update(ids)
         tokens[key] = used
         left -= used
     found = recall(left) if recall is not None and left > 0 else None
-    lines, ids, used = _fit(memory_entries(found) if found else [], left, line_cap)
-    sections.append(Section("Recalled memories", tuple(lines)))
+    recalled = "Recalled memories"
+    lines, ids, used = _fit(recalled, memory_entries(found) if found else [], left, line_cap)
+    sections.append(Section(recalled, tuple(lines)))
     sources.update(ids)
     tokens["recalled"] = used
     return WorkerBrief(tuple(sections), sources, tokens)
-
-
-def recall_for(memory: LongTermMemory, scope: Scope, task: str) -> Recall:
-    """The worker's own recall: its subtask is the query, the tokens left its cap."""
-    return lambda budget: memory.recall(scope, task, token_budget=budget)
