@@ -49,6 +49,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.approval_overhead --json bench/out/approval_overhead.json
 	$(BIN)/python -m bench.locomo --data $(LOCOMO) --json bench/out/locomo.json
 	$(BIN)/python -m bench.duplicates --data $(LOCOMO) --json bench/out/duplicates.json
+	$(BIN)/python -m bench.subagents --data $(LOCOMO) --json bench/out/subagents.json
 	$(BIN)/python -m bench.recall_latency --json bench/out/recall_latency.json  # ~25 min at 1M
 
 clean:

@@ -84,9 +84,36 @@ class Context:
     )
     """... or at once when this many turns have queued up."""
 
+    per_worker_tokens: int = field(
+        default_factory=lambda: _env_int("RECOLLECT_PER_WORKER_TOKENS", 1500)
+    )
+    """Orchestrator: each worker's starting context (task, blackboard, its notes, its recall)."""
+    handoff_tokens: int = field(default_factory=lambda: _env_int("RECOLLECT_HANDOFF_TOKENS", 400))
+    """Orchestrator: the cap on one worker's distilled result (summary, facts, questions)."""
+    max_workers: int = field(default_factory=lambda: _env_int("RECOLLECT_MAX_WORKERS", 8))
+    """Orchestrator: subtasks (workers) per task at most."""
+    worker_max_steps: int = field(default_factory=lambda: _env_int("RECOLLECT_WORKER_MAX_STEPS", 4))
+    """Orchestrator: model calls a worker may make before it must report."""
+
     def __post_init__(self) -> None:
         """Budgets that cannot work are refused here, not discovered mid-conversation."""
-        for name in ("max_history_tokens", "summary_max_tokens", "context_tokens"):
+        for name in (
+            "max_history_tokens",
+            "summary_max_tokens",
+            "context_tokens",
+            "per_worker_tokens",
+            "max_workers",
+            "worker_max_steps",
+        ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"Context.{name} must be a positive whole number, got {value!r}")
+        if (
+            isinstance(self.handoff_tokens, bool)
+            or not isinstance(self.handoff_tokens, int)
+            or (self.handoff_tokens < 8)
+        ):
+            raise ValueError(
+                f"Context.handoff_tokens must be a whole number of at least 8, "
+                f"got {self.handoff_tokens!r}"
+            )

@@ -6,8 +6,9 @@ memory recalled; background jobs extract facts between turns. The second session
 database from scratch, as a restarted process would; the third starts a new thread, so
 everything it knows comes from long-term memory. A few facts are also written directly with
 `LongTermMemory.remember`, to show reinforcement and supersession (React 16 → React 19). The
-last part files a refund that waits for approval, approves it from a separate process, and
-shows it executed.
+refund part files a refund that waits for approval, approves it from a separate process, and
+shows it executed; the delegation part splits one task across workers, each with its own
+budgeted context, and prints every context's token count.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from graphs.agent import make_graph, thread_config, user_turn
 from graphs.approvals import Approvals
 from recollect.cli.approvals import describe
 from recollect.cli.chat_status import log_file
+from recollect.cli.demo_orchestrator import show_orchestration
 from recollect.cli.demo_privacy import show_privacy
 from recollect.cli.demo_ranking import show_ranking
 from recollect.extraction.episodes import end_session
@@ -170,6 +172,8 @@ def run(args: argparse.Namespace) -> int:
             if session.ends:
                 _end_session(memory, scope, agent, thread)
     _refund_walkthrough(ctx)
+    _banner("Delegation: one task, workers with their own contexts")
+    show_orchestration(ctx, f"{user}-orchestrated")
     _banner("How long-term recall ranks")
     show_ranking()
     _banner("Privacy: show, export, incognito, team memory, retention, forget")

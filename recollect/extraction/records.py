@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+WORKER_ROLE = "worker"
+"""The role of a buffered line that is a delegated worker's finding (with its sources), not
+something the user or the assistant said."""
+
 
 class ExtractedFact(BaseModel):
     """One durable fact about the user, with the messages that support it."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from recollect.models.factory import OFFLINE_MODEL
 from tests.support.processes import Interactive, run_recollect
@@ -70,6 +71,15 @@ def test_demo_runs_a_multi_session_conversation(database_uri: str) -> None:
     assert "is submitted_for_review (awaiting review)" in out
     assert "--by manager-maria  (exit 0)" in out
     assert "is completed; refunds paid: 1" in out
+    delegation = out.split("Delegation:")[1].split("How long-term recall ranks")[0]
+    assert "task split into 3 workers; budget per worker: 1500 tokens" in delegation
+    contexts = [int(n) for n in re.findall(r"context: (\d+) tokens \(its own", delegation)]
+    assert len(contexts) == 3
+    assert all(0 < n <= 1500 + 300 for n in contexts), contexts
+    assert "[board:deadline]" in delegation, "the shared blackboard reaches every worker"
+    assert "[memory:" in delegation, "each worker recalls its own long-term memory"
+    orchestrator = int(re.findall(r"orchestrator context: (\d+) tokens", delegation)[0])
+    assert orchestrator <= 4000
     assert "approve   → approved             by manager-maria — duplicate charge" in out
     assert "superseded: 'Frontend is React 16' → 'Frontend moved to React 19'" in out
     third = out.split("Session 3")[1]

@@ -33,6 +33,21 @@ def test_a_malformed_number_names_the_variable(monkeypatch: pytest.MonkeyPatch) 
         Context()
 
 
+def test_orchestrator_budgets_default_and_refuse_what_cannot_work(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("PER_WORKER_TOKENS", "HANDOFF_TOKENS", "MAX_WORKERS", "WORKER_MAX_STEPS"):
+        monkeypatch.delenv(f"RECOLLECT_{name}", raising=False)
+    ctx = Context()
+    assert (ctx.per_worker_tokens, ctx.handoff_tokens, ctx.max_workers) == (1500, 400, 8)
+    assert ctx.worker_max_steps == 4
+    monkeypatch.setenv("RECOLLECT_PER_WORKER_TOKENS", "900")
+    assert Context().per_worker_tokens == 900
+    for field, value in (("per_worker_tokens", 0), ("max_workers", -1), ("handoff_tokens", 7)):
+        with pytest.raises(ValueError, match=f"Context.{field}"):
+            Context(**{field: value})  # type: ignore[arg-type]
+
+
 def test_offline_without_key_or_url() -> None:
     assert resolve_model_name() == OFFLINE_MODEL
     assert "offline" in describe_model()

@@ -1,0 +1,1 @@
+"""The orchestrator's steps: plan, one worker per subtask, synthesise, remember."""

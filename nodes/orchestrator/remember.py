@@ -1,0 +1,65 @@
+"""Offer what the workers learned to long-term memory, through the chat turns' own path.
+
+The round's task (what the user asked) and each learned fact (one citing something other than
+long-term memory, with its sources) are buffered for the thread's debounced extraction job,
+exactly as the agent's `extract` node buffers a turn: the background worker then extracts,
+redacts, screens and validates them like any conversation, and low-confidence findings go to
+review. Facts read back from long-term memory are not offered again.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from langgraph.config import get_config
+from langgraph.runtime import Runtime
+
+from nodes.context import context_of
+from recollect.extraction.queue import BufferedMessage, Debounce, QueueUnavailableError, enqueue
+from recollect.extraction.records import WORKER_ROLE
+from recollect.store.pool import shared_pool
+from recollect.store.scope import Scope
+from state.context import Context
+from state.orchestrator import OrchestratorState, SourcedFact
+
+log = logging.getLogger(__name__)
+
+
+def buffered_findings(round_: int, task: str, facts: list[SourcedFact]) -> list[BufferedMessage]:
+    """The task as the user's line, then one `worker` line per learned fact with sources."""
+    lines = [BufferedMessage(f"r{round_}-task", "user", task)] if task.strip() else []
+    learned = [f for f in facts if f["learned"] and f["round"] == round_]
+    lines += [
+        BufferedMessage(
+            f"r{round_}-fact{n}", WORKER_ROLE, f"{f['text']} (sources: {', '.join(f['sources'])})"
+        )
+        for n, f in enumerate(learned, start=1)
+    ]
+    return lines
+
+
+def remember(state: OrchestratorState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Queue this round for extraction; threadless runs have nothing to come back to."""
+    ctx = context_of(runtime)
+    thread_id = (get_config().get("configurable") or {}).get("thread_id")
+    if not ctx.extraction or not thread_id:
+        return {}
+    messages = buffered_findings(
+        state.get("round", 0), state.get("task", ""), list(state.get("facts", []))
+    )
+    if not messages:
+        return {}
+    try:
+        enqueue(
+            shared_pool(),
+            Scope.for_user(ctx.org_id, ctx.user_id),
+            str(thread_id),
+            messages,
+            debounce=Debounce(ctx.extract_after_idle_s, ctx.extract_every_turns),
+            model=ctx.model,
+            min_confidence=ctx.min_confidence,
+        )
+    except QueueUnavailableError as exc:
+        log.warning("%s; this round's findings are not offered to long-term memory", exc)
+    return {}
