@@ -79,7 +79,7 @@ class PlatformPostgresSaver(AsyncRetainingPostgresSaver):
 async def platform_checkpointer() -> AsyncIterator[AsyncPostgresSaver]:
     """Checkpointer for `langgraph dev` (via `langgraph.json`), persisting to our Postgres.
 
-    It keeps the newest `RECOLLECT_CHECKPOINT_RETENTION` checkpoints of each thread.
+    It keeps the newest `RECOLLECT_CHECKPOINT_RETENTION` turns of each thread.
     """
     target = await asyncio.to_thread(resolve_uri)  # blocking work stays off the event loop
     await asyncio.to_thread(migrate, target)
