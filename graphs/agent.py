@@ -24,6 +24,7 @@ from nodes.extract import extract
 from nodes.recall import MemorySource, RecallNode
 from nodes.summarize import fold_pending, summarize
 from nodes.trim import trim
+from recollect.history.limits import check_message
 from recollect.longterm.process import process_memory
 from state.agent import AgentInput, AgentState
 from state.context import Context
@@ -36,6 +37,16 @@ def _after_model(state: AgentState, runtime: Runtime[Context]) -> str:
     if messages and isinstance(messages[-1], AIMessage) and messages[-1].tool_calls:
         return "tools"
     return "summarize" if fold_pending(state, runtime) else "extract"
+
+
+def _check_input(state: AgentState) -> str:
+    """The turn's entry: the new human messages (after the last reply) must be within the
+    size limits, or the run fails with one line before any node, embedder or model runs."""
+    for message in reversed(state.get("messages", [])):
+        if not isinstance(message, HumanMessage):
+            break
+        check_message(message.content)
+    return "recall"
 
 
 AgentBuilder = StateGraph[AgentState, Context, AgentInput, AgentState]
@@ -53,7 +64,7 @@ def build(memory: MemorySource, tools: Sequence[BaseTool] = AGENT_TOOLS) -> Agen
     graph_builder.add_node("tools", tool_node(tools))
     graph_builder.add_node("summarize", summarize)
     graph_builder.add_node("extract", extract)
-    graph_builder.add_edge(START, "recall")
+    graph_builder.add_conditional_edges(START, _check_input, ["recall"])
     graph_builder.add_edge("recall", "trim")
     graph_builder.add_edge("trim", "call_model")
     graph_builder.add_conditional_edges(

@@ -20,7 +20,12 @@ from recollect.history.retention import (
 from recollect.store.migrations import migrate
 from recollect.store.pool import install_process_pool
 from recollect.store.roles import app_uri
-from recollect.store.server import CONNECTION_KWARGS, open_pool, resolve_uri
+from recollect.store.server import (
+    CONNECTION_KWARGS,
+    RECONNECT_TIMEOUT_S,
+    open_pool,
+    resolve_uri,
+)
 
 
 @dataclass(frozen=True)
@@ -85,7 +90,13 @@ async def platform_checkpointer() -> AsyncIterator[AsyncPostgresSaver]:
     await asyncio.to_thread(migrate, target)
     retain = retention_from_env()
     pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
-        app_uri(target), min_size=1, max_size=8, kwargs=dict(CONNECTION_KWARGS), open=False
+        app_uri(target),
+        min_size=1,
+        max_size=8,
+        kwargs=dict(CONNECTION_KWARGS),
+        open=False,
+        check=AsyncConnectionPool.check_connection,  # drop connections a restart killed
+        reconnect_timeout=RECONNECT_TIMEOUT_S,
     )
     await pool.open(wait=True)
     try:
