@@ -74,7 +74,7 @@ _CONSTRAINT = re.compile(
     # An instruction to the assistant: an imperative at the start of the clause ("never
     # suggest X", "don't email me"), or "you" with a modal ("you must not", "you should
     # always"). "I don't know", "never mind" and "I never liked it" are not instructions.
-    r"(?:^|,\s*)(?:(?:please|also|and|but|so|just|from now on|going forward)[,\s]+)*"
+    r"(?:^|[,:\u2013\u2014]\s*)(?:(?:please|also|and|but|so|just|from now on|going forward)[,\s]+)*"
     r"(?:never|always|do not|don't|dont|must not|only ever)\s+"
     r"(?!mind\b|worry\b|know\b|care\b|bother\b|forget\b|ask\b|be sorry\b)\w"
     r"|\byou (?:must|should|need to|have to|may|can)(?: not|n't)? (?:never|always|ever)?\s*\w"
@@ -88,6 +88,8 @@ _PREFERENCE = re.compile(
     r"|i (?:want|would like|'d like) you to|address me as)\b",
     re.IGNORECASE,
 )
+_BOUNDARIES = ",:\u2013\u2014"
+"""What may come right before an imperative inside a clause ("One rule: never ...")."""
 _LEAD_IN = re.compile(r"^(?:please|also|and|but|so|oh|ok|okay)[,\s]+", re.IGNORECASE)
 
 
@@ -268,8 +270,8 @@ def _instructions(text: str) -> list[tuple[str, str]]:
             if match:
                 # "order 1-A, never call before 9" → the part from the comma before the keyword
                 start = match.start()
-                if not clause[start:].startswith(","):
+                if clause[start : start + 1] not in _BOUNDARIES:
                     start = clause.rfind(",", 0, start) + 1
-                found.append((kind, _LEAD_IN.sub("", clause[start:].strip(", "))))
+                found.append((kind, _LEAD_IN.sub("", clause[start:].strip(_BOUNDARIES + " "))))
                 break
     return found

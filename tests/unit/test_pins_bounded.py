@@ -87,6 +87,7 @@ def test_chatter_is_not_pinned_as_a_constraint_or_preference(text: str) -> None:
         ("I prefer metric units", "I prefer metric units", "preference"),
         ("I want you to answer in German", "I want you to answer in German", "preference"),
         ("order 5521-K, never call before 9am", "never call before 9am", "constraint"),
+        ("One rule: never suggest jQuery.", "never suggest jQuery", "constraint"),
     ],
 )
 def test_instructions_addressed_to_the_assistant_are_pinned(
