@@ -95,7 +95,7 @@ def tool_error(exc: Exception) -> str:
     line = f"Error: the tool failed ({type(exc).__name__}: {detail})"
     if len(line) > MAX_TOOL_ERROR_CHARS:
         line = line[: MAX_TOOL_ERROR_CHARS - 1] + "…"
-    return line + ". Nothing was done; tell the user, do not retry blindly."
+    return line + ". It may not have completed: tell the user, and do not retry blindly."
 
 
 def tool_node(tools: Sequence[BaseTool] = AGENT_TOOLS) -> ToolNode:

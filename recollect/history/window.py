@@ -38,8 +38,8 @@ __all__ = [
 MIN_MESSAGE_TOKENS = 32
 """No message is cut below this: a marker and a little of each end must fit."""
 CANCELLED_TOOL_CALL = (
-    "Error: this tool call did not complete (the tool failed or the run was interrupted "
-    "before it ran); nothing it would have done has happened."
+    "Error: this tool call has no result (the tool failed, or the run stopped before the "
+    "tool returned); check before relying on what it would have done."
 )
 """The result that closes a tool call left without one, so the thread stays valid."""
 
