@@ -6,23 +6,25 @@ inject their own; scripts, the CLI and tests call `make_graph` with Postgres per
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.prebuilt import ToolNode
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
-from graphs.tools import AGENT_TOOLS
+from graphs.tools import AGENT_TOOLS, tool_node
 from nodes.call_model import make_call_model
 from nodes.extract import extract
 from nodes.recall import MemorySource, RecallNode
 from nodes.summarize import fold_pending, summarize
 from nodes.trim import trim
+from recollect.history.limits import check_message
 from recollect.longterm.process import process_memory
 from state.agent import AgentInput, AgentState
 from state.context import Context
@@ -37,21 +39,32 @@ def _after_model(state: AgentState, runtime: Runtime[Context]) -> str:
     return "summarize" if fold_pending(state, runtime) else "extract"
 
 
+def _check_input(state: AgentState) -> str:
+    """The turn's entry: the new human messages (after the last reply) must be within the
+    size limits, or the run fails with one line before any node, embedder or model runs."""
+    for message in reversed(state.get("messages", [])):
+        if not isinstance(message, HumanMessage):
+            break
+        check_message(message.content)
+    return "recall"
+
+
 AgentBuilder = StateGraph[AgentState, Context, AgentInput, AgentState]
 
 
-def build(memory: MemorySource) -> AgentBuilder:
-    """The agent's nodes and edges, with recall bound to `memory` (None: no long-term memory)."""
+def build(memory: MemorySource, tools: Sequence[BaseTool] = AGENT_TOOLS) -> AgentBuilder:
+    """The agent's nodes and edges, with recall bound to `memory` (None: no long-term memory)
+    and `tools` for the model to call."""
     graph_builder: AgentBuilder = StateGraph(
         AgentState, context_schema=Context, input_schema=AgentInput
     )
     graph_builder.add_node("recall", RecallNode(memory))
     graph_builder.add_node("trim", trim)
-    graph_builder.add_node("call_model", make_call_model(AGENT_TOOLS))
-    graph_builder.add_node("tools", ToolNode(AGENT_TOOLS))
+    graph_builder.add_node("call_model", make_call_model(tools))
+    graph_builder.add_node("tools", tool_node(tools))
     graph_builder.add_node("summarize", summarize)
     graph_builder.add_node("extract", extract)
-    graph_builder.add_edge(START, "recall")
+    graph_builder.add_conditional_edges(START, _check_input, ["recall"])
     graph_builder.add_edge("recall", "trim")
     graph_builder.add_edge("trim", "call_model")
     graph_builder.add_conditional_edges(
@@ -71,9 +84,12 @@ def make_graph(
     checkpointer: BaseCheckpointSaver[Any] | None = None,
     store: BaseStore | None = None,
     memory: MemorySource = None,
+    tools: Sequence[BaseTool] = AGENT_TOOLS,
 ) -> CompiledStateGraph[AgentState, Context, AgentInput, AgentState]:
-    """The agent compiled with the given persistence and long-term memory (if any)."""
-    return build(memory).compile(checkpointer=checkpointer, store=store, name="recollect-agent")
+    """The agent compiled with the given persistence, long-term memory (if any) and tools."""
+    return build(memory, tools).compile(
+        checkpointer=checkpointer, store=store, name="recollect-agent"
+    )
 
 
 def thread_config(thread_id: str) -> RunnableConfig:

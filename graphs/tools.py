@@ -13,8 +13,10 @@ checkpointed and waiting for a reviewer — there is no window in which it exist
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from langchain_core.tools import BaseTool, tool
-from langgraph.prebuilt import ToolRuntime
+from langgraph.prebuilt import ToolNode, ToolRuntime
 
 from graphs.approvals import process_approvals
 from nodes.context import context_of
@@ -81,3 +83,22 @@ def refund_status(request_id: str, runtime: ToolRuntime[Context]) -> str:
 
 
 AGENT_TOOLS: list[BaseTool] = [request_refund, refund_status]
+
+MAX_TOOL_ERROR_CHARS = 300
+"""A tool's error reaches the model as one short line, not a traceback."""
+
+
+def tool_error(exc: Exception) -> str:
+    """The `ToolMessage` text for a tool that raised: the run goes on, and the model can tell
+    the user what failed instead of the whole turn (and the thread) failing with it."""
+    detail = " ".join(str(exc).split()) or "no detail"
+    line = f"Error: the tool failed ({type(exc).__name__}: {detail})"
+    if len(line) > MAX_TOOL_ERROR_CHARS:
+        line = line[: MAX_TOOL_ERROR_CHARS - 1] + "…"
+    return line + ". It may not have completed: tell the user, and do not retry blindly."
+
+
+def tool_node(tools: Sequence[BaseTool] = AGENT_TOOLS) -> ToolNode:
+    """The `tools` step: every exception a tool raises comes back to the model as an error
+    result (bad arguments included), so one failure never leaves a call without a result."""
+    return ToolNode(list(tools), handle_tool_errors=tool_error)

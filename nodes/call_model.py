@@ -11,7 +11,7 @@ from langgraph.runtime import Runtime
 
 from nodes.context import context_of
 from nodes.prompt import build_prompt
-from recollect.history.pinning import new_pins
+from recollect.history.pinning import eviction_note, pin_change, unscanned
 from recollect.models.factory import chat_model
 from state.agent import AgentState, merge_pinned
 from state.context import Context
@@ -38,15 +38,22 @@ def make_call_model(tools: Sequence[BaseTool] = ()) -> ModelNode:
         last_human = max(
             (i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=0
         )
-        pins = new_pins(state.get("pinned"), messages[last_human:])
-        view: AgentState = {**state, "pinned": merge_pinned(state.get("pinned"), pins)}
+        fresh = unscanned(messages[last_human:], state.get("pinned_through"))
+        pins = pin_change(state.get("pinned"), fresh)
+        view: AgentState = {**state, "pinned": merge_pinned(state.get("pinned"), pins.update)}
         prompt = build_prompt(view, ctx)
         model = chat_model(ctx.model)
         runnable = model.bind_tools(list(tools)) if tools else model
         reply = runnable.invoke(prompt.messages)
         update: dict[str, Any] = {"messages": [reply], "context_tokens": prompt.tokens}
-        if pins:
-            update["pinned"] = pins
+        if pins.update:
+            update["pinned"] = pins.update
+        if fresh and fresh[-1].id:
+            update["pinned_through"] = fresh[-1].id
+        note = eviction_note(pins.evicted, fresh[-1].id if fresh else None)
+        if note is not None:
+            update["unpinned"] = len(pins.evicted)
+            update["unfolded"] = [*state.get("unfolded", []), note]
         return update
 
     return call_model

@@ -32,7 +32,9 @@ def extract(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
     thread_id = (get_config().get("configurable") or {}).get("thread_id")
     if not ctx.extraction or not thread_id:
         return {}
-    messages = buffered(state.get("messages", []))
+    # `unfolded` too: a message trimmed in this very turn (or whose middle was cut, kept as
+    # excerpts) would otherwise never reach extraction; the queue skips ids it has seen.
+    messages = buffered([*state.get("unfolded", []), *state.get("messages", [])])
     if not messages:
         return {}
     try:

@@ -16,10 +16,12 @@ from dataclasses import dataclass
 
 from langchain_core.messages import BaseMessage, SystemMessage, ToolMessage
 
+from recollect.history.content import cut_content
+from recollect.history.pinning import INSTRUCTION_KINDS
 from recollect.history.records import PinnedValue
 from recollect.history.summary import cap_summary
-from recollect.history.truncation import text_tokens, truncate_text
-from recollect.history.window import MIN_MESSAGE_TOKENS, fit_window, message_tokens
+from recollect.history.tokens import text_tokens
+from recollect.history.window import MIN_MESSAGE_TOKENS, fit_window, message_tokens, valid_history
 from state.agent import AgentState, RecalledItem
 from state.context import Context
 
@@ -78,6 +80,9 @@ def build_prompt(state: AgentState, ctx: Context, shares: BudgetShares = SHARES)
         tokens[key] = text_tokens(body)
     system = SystemMessage(content="\n\n".join(system_parts))
 
+    # Repaired on every prompt, not only over budget: one dangling tool call (a tool that
+    # raised, a run stopped before its tools) would make every later request invalid.
+    history = valid_history(history)
     history, cut_tools = cut_tool_results(history, int(budget * shares.tool_results))
     room = max(budget - message_tokens([system]), 0)
     fitted = fit_window(history, room).kept if message_tokens(history) > room else history
@@ -93,23 +98,32 @@ def build_prompt(state: AgentState, ctx: Context, shares: BudgetShares = SHARES)
 
 
 def render_pinned(pinned: dict[str, PinnedValue], max_tokens: int) -> tuple[str, int]:
-    """One line per value; over budget, constraints and the newest values win a place."""
+    """One line per value, newest first in each group; over budget, instructions get at
+    most half of the share (so chatty constraints cannot hide an order number) and values
+    the rest, and whatever is hidden is counted."""
     items = list(pinned.values())
-    ordered = [p for p in items if p["kind"] in ("constraint", "preference")]
-    ordered += [p for p in reversed(items) if p["kind"] not in ("constraint", "preference")]
+    instructions = [p for p in reversed(items) if p["kind"] in INSTRUCTION_KINDS]
+    values = [p for p in reversed(items) if p["kind"] not in INSTRUCTION_KINDS]
+    shown_instructions, used = _lines(instructions, max_tokens // 2 if values else max_tokens)
+    shown_values, _ = _lines(values, max_tokens - used)
+    lines = shown_instructions + shown_values
+    hidden = len(items) - len(lines)
+    if hidden:
+        lines.append(f"- ({hidden} older pinned values not shown)")
+    return "\n".join(lines), hidden
+
+
+def _lines(items: Sequence[PinnedValue], max_tokens: int) -> tuple[list[str], int]:
     lines: list[str] = []
     used = 0
-    for item in ordered:
+    for item in items:
         line = f"- {item['kind']}: {item['value']}"
         cost = text_tokens(line) + 1
         if used + cost > max_tokens:
             break
         lines.append(line)
         used += cost
-    hidden = len(ordered) - len(lines)
-    if hidden:
-        lines.append(f"- ({hidden} older pinned values not shown)")
-    return "\n".join(lines), hidden
+    return lines, used
 
 
 def render_recalled(recalled: Sequence[RecalledItem], max_tokens: int) -> tuple[str, int]:
@@ -144,8 +158,8 @@ def cut_tool_results(
     cut = 0
     for i, size in sizes.items():
         message = result[i]
-        if size > low and isinstance(message.content, str):
-            content = truncate_text(message.content, max(low - 8, MIN_MESSAGE_TOKENS))
+        if size > low:
+            content, _ = cut_content(message.content, max(low - 8, MIN_MESSAGE_TOKENS))
             result[i] = message.model_copy(update={"content": content})
             cut += 1
     return result, cut

@@ -15,28 +15,44 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.messages import BaseMessage, RemoveMessage
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
 
 from nodes.context import context_of
-from recollect.history.pinning import new_pins
-from recollect.history.window import fit_window
+from recollect.history.pinning import eviction_note, pin_change, unscanned
+from recollect.history.window import close_dangling_calls, fit_window
 from state.agent import AgentState
 from state.context import Context
 
 
 def trim(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Pin new values, then remove (by id) what fell out of the window and cut what is huge."""
-    messages = list(state.get("messages", []))
+    """Pin new values, close dangling tool calls, then remove (by id) what fell out of the
+    window and cut what is huge; what a cut leaves out goes on to the fold as excerpts."""
+    original = list(state.get("messages", []))
     update: dict[str, Any] = {}
-    pins = new_pins(state.get("pinned"), messages)
-    if pins:
-        update["pinned"] = pins
+    pins = pin_change(state.get("pinned"), unscanned(original, state.get("pinned_through")))
+    if pins.update:
+        update["pinned"] = pins.update
+    if original and original[-1].id:
+        update["pinned_through"] = original[-1].id
+    note = eviction_note(pins.evicted, original[-1].id if original else None)
+    if note is not None:
+        update["unpinned"] = len(pins.evicted)
+    messages = close_dangling_calls(original)
+    repaired = [m.id for m in messages] != [m.id for m in original]
     window = fit_window(messages, context_of(runtime).max_history_tokens)
-    changes: list[BaseMessage] = [RemoveMessage(id=m.id) for m in window.dropped if m.id]
-    truncated = set(window.truncated_ids)
-    changes += [m for m in window.kept if m.id in truncated]
+    changes: list[BaseMessage]
+    if repaired:
+        # A closing result must sit right after its call, which an append cannot do: the
+        # list is rewritten (rare: only after a failed tool or an interrupted run).
+        changes = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *window.kept]
+    else:
+        changes = [RemoveMessage(id=m.id) for m in window.dropped if m.id]
+        truncated = set(window.truncated_ids)
+        changes += [m for m in window.kept if m.id in truncated]
     if changes:
         update["messages"] = changes
-    if window.dropped:
-        update["unfolded"] = [*state.get("unfolded", []), *window.dropped]
+    leaving = [*window.dropped, *window.excerpts, *([note] if note is not None else [])]
+    if leaving:
+        update["unfolded"] = [*state.get("unfolded", []), *leaving]
     return update

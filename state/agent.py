@@ -6,11 +6,13 @@ registering classes with the serializer.
 
 from __future__ import annotations
 
+import operator
 from typing import Annotated, TypedDict
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
+from recollect.history.pinning import merge_pins
 from recollect.history.records import PinnedValue
 
 
@@ -32,13 +34,21 @@ class RecalledItem(TypedDict):
     score: float
 
 
+class FoldStatus(TypedDict):
+    """How the summary fold is doing, for traces: failures in a row and model-free folds."""
+
+    failures: int
+    extractive_folds: int
+    last: str
+    """"model", "extractive" (the offline model, or after repeated failures) or "failed"."""
+
+
 def merge_pinned(
-    current: dict[str, PinnedValue] | None, update: dict[str, PinnedValue] | None
+    current: dict[str, PinnedValue] | None, update: dict[str, PinnedValue | None] | None
 ) -> dict[str, PinnedValue]:
-    """Newest value wins per key; keys are never dropped by a partial update."""
-    merged = dict(current or {})
-    merged.update(update or {})
-    return merged
+    """A restated key moves to the newest place; None removes a key (unpin, or correct by
+    removing then adding); beyond the caps the oldest go (`recollect.history.pinning`)."""
+    return merge_pins(current, update)
 
 
 def replace_recalled(
@@ -56,6 +66,12 @@ class AgentState(TypedDict, total=False):
     unfolded: list[AnyMessage]
     """Messages that left the verbatim window but are not yet folded into `summary`."""
     pinned: Annotated[dict[str, PinnedValue], merge_pinned]
+    """Exact values, oldest first; capped, so 1,000 order ids cannot fill a prompt."""
+    pinned_through: str | None
+    """Id of the newest message already scanned for pins; older ones are not scanned again."""
+    unpinned: Annotated[int, operator.add]
+    """Pins the cap pushed out (each named to the summary fold when it happened)."""
+    fold_status: FoldStatus
     recalled: Annotated[list[RecalledItem], replace_recalled]
     context_tokens: dict[str, int]
     """Tokens per prompt category on the last model call (system, summary, history, ...)."""

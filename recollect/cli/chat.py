@@ -4,19 +4,27 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
-from graphs.agent import make_graph, thread_config, user_turn
+import psycopg
+from langchain_core.messages import HumanMessage
+from psycopg_pool import PoolTimeout
+
+from graphs.agent import make_graph, thread_config
 from recollect.cli.chat_status import StatusBoard, log_file, log_to_file, summary_line
 from recollect.cli.org import add_org_argument, org_of
 from recollect.extraction import queue as jobs
 from recollect.extraction.episodes import checkpoint_reader, end_session
 from recollect.extraction.worker import Worker, start_background
+from recollect.history.limits import MessageTooLargeError, check_message
 from recollect.history.persistence import open_persistence
 from recollect.longterm.configured import configured_memory
 from recollect.longterm.facts import LongTermMemory
 from recollect.models.factory import describe_model, resolve_model_name
+from recollect.store.errors import RecollectError
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
 from recollect.store.threads import claim_thread
@@ -27,6 +35,10 @@ END_WORD = "/end"
 """Ends the session: its episode is written now, and the chat starts a fresh thread."""
 JOBS_WORD = "/jobs"
 JOBS_SHOWN = 20
+TURN_ATTEMPTS = 6
+"""A turn that loses its database connection is retried (fresh connections) this often."""
+RETRY_DELAY_S = 1.0
+"""First wait before a retry; it doubles each time (about 30 s in all), time for a restart."""
 
 
 def register(commands: Any) -> None:
@@ -45,6 +57,8 @@ def register(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Read a line, run a turn, print the reply, until EOF or /exit."""
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="replace")  # a reply never ends the chat on printing
     print(describe_model(), flush=True)
     ctx = Context(user_id=args.user, org_id=org_of(args))
     thread = args.thread or f"{args.user}-{uuid.uuid4().hex[:8]}"
@@ -87,8 +101,13 @@ def run(args: argparse.Namespace) -> int:
                 for message in agent.get_state(config).values.get("messages", []):
                     print(f"  {message.type}: {message.text}", flush=True)
                 continue
-            result = agent.invoke(user_turn(line), config=config, context=ctx)
-            print(f"assistant> {result['messages'][-1].text}", flush=True)
+            try:
+                check_message(line)  # before any work: nothing is embedded, sent or saved
+                reply = _turn(agent, HumanMessage(content=line, id=str(uuid.uuid4())), config, ctx)
+            except MessageTooLargeError as exc:
+                print(f"recollect: {exc}", file=sys.stderr, flush=True)
+                continue
+            print(f"assistant> {reply}", flush=True)
         if background is not None:
             thread_runner, stop = background
             stop.set()
@@ -141,16 +160,69 @@ def _show_jobs(pool: Any, scope: Scope, details: Any) -> None:
     print(f"  (details in {details}; `recollect memory jobs --retry` requeues parked jobs)")
 
 
-def _lines(board: StatusBoard) -> Any:
+def _turn(agent: Any, message: HumanMessage, config: Any, ctx: Context) -> str:
+    """Run one turn; when the database goes away mid-turn (a restart, a failover), wait and
+    carry on from the last checkpoint, so no turn is lost or answered twice.
+
+    The message has a fixed id, so sending it again replaces it instead of adding a copy; a
+    run that got as far as a checkpoint resumes from there.
+    """
+    delay = RETRY_DELAY_S
+    for attempt in range(TURN_ATTEMPTS):
+        try:
+            if attempt == 0:
+                result = agent.invoke({"messages": [message]}, config=config, context=ctx)
+                return str(result["messages"][-1].text)
+            state = agent.get_state(config)
+            ids = [m.id for m in state.values.get("messages", [])]
+            if message.id in ids and state.next:
+                result = agent.invoke(None, config=config, context=ctx)
+            elif message.id in ids and ids[-1] != message.id:
+                result = state.values  # the turn had finished; only the reply was lost
+            else:
+                result = agent.invoke({"messages": [message]}, config=config, context=ctx)
+            return str(result["messages"][-1].text)
+        except (psycopg.OperationalError, PoolTimeout) as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            if attempt == TURN_ATTEMPTS - 1:
+                raise RecollectError(
+                    f"the database is unavailable ({reason}); the conversation is saved up "
+                    "to the last reply, run the same command to resume"
+                ) from exc
+            print(
+                f"recollect: database connection lost ({reason}); retrying in {delay:.0f}s",
+                file=sys.stderr,
+                flush=True,
+            )
+            time.sleep(delay)
+            delay *= 2
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _lines(board: StatusBoard) -> Iterator[str]:
+    """Lines from stdin, read as bytes: invalid UTF-8 is replaced (and said so), never fatal;
+    the background's one status line is printed between turns, never over the prompt."""
+    number = 0
     while True:
         status = board.take_line()
         if status:
             print(status, flush=True)
         if sys.stdin.isatty():
             print("you> ", end="", flush=True)
-        raw = sys.stdin.readline()
+        raw = sys.stdin.buffer.readline()
         if not raw:
             return
-        line = raw.strip()
+        number += 1
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = raw.decode("utf-8", errors="replace")
+            print(
+                f"recollect: input line {number} is not valid UTF-8; "
+                "the undecodable bytes were replaced with \ufffd",
+                file=sys.stderr,
+                flush=True,
+            )
+        line = text.strip()
         if line:
             yield line

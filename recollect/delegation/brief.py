@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from recollect.history.truncation import text_tokens, truncate_text
+from recollect.history.tokens import text_tokens
+from recollect.history.truncation import truncate_text
 from recollect.longterm.records import Recollection
 
 MEMORY_PREFIX = "memory:"

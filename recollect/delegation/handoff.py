@@ -13,7 +13,8 @@ from collections.abc import Mapping
 
 from recollect.delegation.brief import MEMORY_PREFIX
 from recollect.delegation.records import Handoff, HandoffFact, WorkerReport
-from recollect.history.truncation import CHARS_PER_TOKEN, text_tokens, truncate_text
+from recollect.history.tokens import text_tokens
+from recollect.history.truncation import truncate_text
 
 _SPACE = re.compile(r"\s+")
 _NUMBER = re.compile(r"\d(?:[\d,.]*\d)?")
@@ -86,7 +87,9 @@ def distill(
 def cap_text(text: str, max_tokens: int) -> str:
     """Cut with a marker where the budget allows one; below that, a plain cut."""
     cut = truncate_text(text, max_tokens) if text else ""
-    return cut if text_tokens(cut) <= max_tokens else text[: max_tokens * CHARS_PER_TOKEN]
+    return (
+        cut if text_tokens(cut) <= max_tokens else text[:max_tokens]
+    )  # one char, one token at most
 
 
 def unbacked_numbers(summary: str, facts: list[HandoffFact]) -> list[str]:

@@ -33,7 +33,16 @@ from psycopg.errors import InsufficientPrivilege
 from psycopg.rows import DictRow, dict_row
 
 from recollect.auth.served import served_identity
-from recollect.history.retention import AsyncRetainingPostgresSaver, RetainingPostgresSaver
+from recollect.history.retention import (
+    SNAPSHOT_SQL,
+    AsyncRetainingPostgresSaver,
+    RetainingPostgresSaver,
+    _arun,
+    _run,
+    _Statements,
+    _thread_of,
+    keep_turns,
+)
 from recollect.store.acting import acting, acting_as
 from recollect.store.errors import ThreadAccessError
 from recollect.store.scope import Scope
@@ -91,6 +100,20 @@ def _claim_params(scope: Scope, config: RunnableConfig, metadata: CheckpointMeta
     }
 
 
+def _after_snapshot(statements: _Statements) -> _Statements:
+    """A prune's statements without its opening isolation level, which the scoped cursor
+    sets itself (before the scope, as Postgres requires)."""
+    first, _, _ = next(statements)
+    assert first == SNAPSHOT_SQL
+    try:
+        request = statements.send([])
+        while True:
+            rows = yield request
+            request = statements.send(rows)
+    except StopIteration:
+        return
+
+
 class _Claims:
     """Threads this process already claimed, so a turn pays for the claim once."""
 
@@ -120,9 +143,13 @@ class ScopedPostgresSaver(RetainingPostgresSaver):
         return claims
 
     @contextmanager
-    def _cursor(self, *, pipeline: bool = False) -> Iterator[Cursor[DictRow]]:
+    def _cursor(
+        self, *, pipeline: bool = False, snapshot: bool = False
+    ) -> Iterator[Cursor[DictRow]]:
         settings = _settings(acting_scope(self.scope))
         with self.lock, _internal.get_connection(self.conn) as conn, conn.transaction():
+            if snapshot:
+                conn.execute(SNAPSHOT_SQL)  # an isolation level must come first
             conn.execute(SET_SCOPE, settings)
             if pipeline:
                 with conn.pipeline(), conn.cursor(binary=True, row_factory=dict_row) as cur:
@@ -134,6 +161,11 @@ class ScopedPostgresSaver(RetainingPostgresSaver):
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         with run_scope(config):
             return super().get_tuple(config)
+
+    def prune_thread(self, config: RunnableConfig) -> None:
+        """The stock-semantics prune, in one scoped snapshot transaction."""
+        with self._cursor(snapshot=True) as cur:
+            _run(cur, _after_snapshot(keep_turns(_thread_of(config), max(self.retain, 1))))
 
     def put_writes(
         self,
@@ -179,13 +211,17 @@ class AsyncScopedPostgresSaver(AsyncRetainingPostgresSaver):
         return claims
 
     @asynccontextmanager
-    async def _cursor(self, *, pipeline: bool = False) -> AsyncIterator[AsyncCursor[DictRow]]:
+    async def _cursor(
+        self, *, pipeline: bool = False, snapshot: bool = False
+    ) -> AsyncIterator[AsyncCursor[DictRow]]:
         settings = _settings(acting_scope(self.scope))
         async with (
             self.lock,
             _ainternal.get_connection(self.conn) as conn,
             conn.transaction(),
         ):
+            if snapshot:
+                await conn.execute(SNAPSHOT_SQL)
             await conn.execute(SET_SCOPE, settings)
             if pipeline:
                 async with conn.pipeline(), conn.cursor(binary=True, row_factory=dict_row) as cur:
@@ -193,6 +229,12 @@ class AsyncScopedPostgresSaver(AsyncRetainingPostgresSaver):
             else:
                 async with conn.cursor(binary=True, row_factory=dict_row) as cur:
                     yield cur
+
+    async def aprune_thread(self, config: RunnableConfig) -> None:
+        """The stock-semantics prune, in one scoped snapshot transaction."""
+        async with self._cursor(snapshot=True) as cur:
+            statements = keep_turns(_thread_of(config), max(self.retain, 1))
+            await _arun(cur, _after_snapshot(statements))
 
     async def aput(
         self,

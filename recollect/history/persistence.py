@@ -17,7 +17,12 @@ from recollect.store.migrations import prepare
 from recollect.store.pool import install_process_pool
 from recollect.store.roles import app_uri, worker_uri
 from recollect.store.scope import Scope
-from recollect.store.server import CONNECTION_KWARGS, open_pool, resolve_uri
+from recollect.store.server import (
+    CONNECTION_KWARGS,
+    RECONNECT_TIMEOUT_S,
+    open_pool,
+    resolve_uri,
+)
 
 
 @dataclass(frozen=True)
@@ -98,13 +103,19 @@ class PlatformPostgresSaver(AsyncScopedPostgresSaver):
 async def platform_checkpointer() -> AsyncIterator[AsyncPostgresSaver]:
     """Checkpointer for `langgraph dev` (via `langgraph.json`), persisting to our Postgres.
 
-    It keeps the newest `RECOLLECT_CHECKPOINT_RETENTION` checkpoints of each thread.
+    It keeps the newest `RECOLLECT_CHECKPOINT_RETENTION` turns of each thread.
     """
     target = await asyncio.to_thread(resolve_uri)  # blocking work stays off the event loop
     await asyncio.to_thread(prepare, target)
     retain = retention_from_env()
     pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
-        app_uri(target), min_size=1, max_size=8, kwargs=dict(CONNECTION_KWARGS), open=False
+        app_uri(target),
+        min_size=1,
+        max_size=8,
+        kwargs=dict(CONNECTION_KWARGS),
+        open=False,
+        check=AsyncConnectionPool.check_connection,  # drop connections a restart killed
+        reconnect_timeout=RECONNECT_TIMEOUT_S,
     )
     await pool.open(wait=True)
     try:

@@ -1,90 +1,207 @@
-"""Checkpoint retention: keep the last N checkpoints of a thread, delete the older ones.
+"""Checkpoint retention: keep the last N turns of a thread, delete the older checkpoints.
 
 LangGraph writes a checkpoint after every step and never deletes one, so a thread's rows grow
 with every turn even when its state is bounded. `prune(strategy="keep_latest")` from
 langgraph-checkpoint-postgres keeps only the newest checkpoint, which also throws away time
-travel; retaining the last N keeps a few turns to rewind to (`get_state_history`, forking
-from a recent checkpoint) at a bounded cost. The savers below prune after each write, in the
-namespace just written, every `retain // 2` steps: a thread holds between `retain` and
-`retain * 1.5` checkpoints, and a turn pays for a fraction of one prune, not one per step.
+travel. These savers keep the newest `retain` turns instead, with the stock prune's semantics:
+
+- a turn is a run: it starts at the root namespace's `input` checkpoint, so a tool-heavy turn
+  of twenty steps costs one turn of the rewind window, like a one-step turn;
+- one transaction on one snapshot (repeatable read) per prune, so a run appending meanwhile
+  is neither seen nor deleted;
+- a subgraph call's namespace (`node:task_id`) goes with the root checkpoint it started from,
+  and a `checkpointer=True` subgraph's namespace keeps its latest checkpoint;
+- a kept checkpoint whose parent is deleted is left with no parent (never a dangling pointer),
+  and blobs only deleted checkpoints used are deleted.
+
+The prune runs once per turn, when the turn's `input` checkpoint is written. Every statement
+is a named constant below, so row-level security can be reviewed against each one.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Generator, Mapping, Sequence
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+from psycopg import AsyncCursor, Cursor
+from psycopg.rows import DictRow
 
-DEFAULT_RETENTION = 20
-"""About four turns of the agent graph (one checkpoint per step)."""
+DEFAULT_RETENTION = 4
+"""Turns (runs) of each thread kept for rewinding and forking; 0 keeps every checkpoint."""
+RETENTION_ENV = "RECOLLECT_CHECKPOINT_RETENTION"
 
-FIRST_EXPIRED_SQL = """
+SNAPSHOT_SQL = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"
+TURN_CUTOFF_SQL = """
+SELECT checkpoint_id FROM checkpoints
+WHERE thread_id = %(thread_id)s AND checkpoint_ns = '' AND metadata ->> 'source' = 'input'
+ORDER BY checkpoint_id DESC
+OFFSET %(offset)s LIMIT 1
+"""
+"""The `input` checkpoint that starts the oldest kept turn; everything older goes."""
+NAMESPACE_HEADS_SQL = """
+SELECT DISTINCT ON (checkpoint_ns)
+    checkpoint_ns, checkpoint_id AS head, metadata -> 'parents' ->> '' AS root
+FROM checkpoints
+WHERE thread_id = %(thread_id)s AND checkpoint_ns <> ''
+ORDER BY checkpoint_ns, checkpoint_id DESC
+"""
+"""Per subgraph namespace: its latest checkpoint and the root checkpoint its call started from."""
+DELETE_NAMESPACE_CHECKPOINTS_SQL = """
+DELETE FROM checkpoints WHERE thread_id = %(thread_id)s AND checkpoint_ns = ANY(%(namespaces)s)
+"""
+DELETE_NAMESPACE_WRITES_SQL = """
+DELETE FROM checkpoint_writes
+WHERE thread_id = %(thread_id)s AND checkpoint_ns = ANY(%(namespaces)s)
+"""
+DELETE_NAMESPACE_BLOBS_SQL = """
+DELETE FROM checkpoint_blobs
+WHERE thread_id = %(thread_id)s AND checkpoint_ns = ANY(%(namespaces)s)
+"""
+EXPIRED_SQL = """
 SELECT checkpoint_id FROM checkpoints
 WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(checkpoint_ns)s
-ORDER BY checkpoint_id DESC
-OFFSET %(keep)s LIMIT 1
+  AND checkpoint_id < %(cutoff)s
 """
-DELETE_EXPIRED_CHECKPOINTS_SQL = """
-DELETE FROM checkpoints
-WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(checkpoint_ns)s
-  AND checkpoint_id <= %(cutoff)s
-"""
-DELETE_EXPIRED_WRITES_SQL = """
+DELETE_WRITES_SQL = """
 DELETE FROM checkpoint_writes
 WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(checkpoint_ns)s
-  AND checkpoint_id <= %(cutoff)s
+  AND checkpoint_id = ANY(%(ids)s)
 """
-DELETE_UNREFERENCED_BLOBS_SQL = """
-DELETE FROM checkpoint_blobs b
-WHERE b.thread_id = %(thread_id)s AND b.checkpoint_ns = %(checkpoint_ns)s
-  AND NOT EXISTS (
-    SELECT 1 FROM checkpoints c
-    WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns
-      AND c.checkpoint -> 'channel_versions' ->> b.channel = b.version
-  )
-"""
-PRUNE_SQL = (
-    DELETE_EXPIRED_WRITES_SQL,
-    DELETE_EXPIRED_CHECKPOINTS_SQL,
-    DELETE_UNREFERENCED_BLOBS_SQL,
+DELETE_CHECKPOINTS_SQL = """
+WITH deleted AS (
+    DELETE FROM checkpoints
+    WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(checkpoint_ns)s
+      AND checkpoint_id = ANY(%(ids)s)
+    RETURNING checkpoint -> 'channel_versions' AS versions
 )
+SELECT DISTINCT v.key AS channel, v.value AS version
+FROM deleted CROSS JOIN LATERAL jsonb_each_text(deleted.versions) AS v
+"""
+"""Deletes the expired checkpoints and returns the blob versions they used."""
+CLEAR_PARENTS_SQL = """
+UPDATE checkpoints SET parent_checkpoint_id = NULL
+WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(checkpoint_ns)s
+  AND parent_checkpoint_id = ANY(%(ids)s)
+"""
+REFERENCED_BLOBS_SQL = """
+SELECT DISTINCT v.key AS channel, v.value AS version
+FROM checkpoints c
+CROSS JOIN LATERAL jsonb_each_text(c.checkpoint -> 'channel_versions') AS v
+WHERE c.thread_id = %(thread_id)s AND c.checkpoint_ns = %(checkpoint_ns)s
+"""
+DELETE_BLOBS_SQL = """
+DELETE FROM checkpoint_blobs
+WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(checkpoint_ns)s
+  AND channel = %(channel)s AND version = ANY(%(versions)s)
+"""
+
+_Statements = Generator[tuple[str, Mapping[str, Any], bool], list[DictRow], None]
 
 
 def retention_from_env() -> int:
-    """`RECOLLECT_CHECKPOINT_RETENTION`: checkpoints kept per thread; 0 keeps every one."""
-    raw = os.environ.get("RECOLLECT_CHECKPOINT_RETENTION", "")
+    """`RECOLLECT_CHECKPOINT_RETENTION`: turns kept per thread; 0 keeps every checkpoint."""
+    raw = os.environ.get(RETENTION_ENV, "")
     try:
         value = int(raw) if raw else DEFAULT_RETENTION
     except ValueError as exc:
-        msg = f"RECOLLECT_CHECKPOINT_RETENTION must be a whole number, got {raw!r}"
+        msg = f"{RETENTION_ENV} must be a whole number, got {raw!r}"
         raise ValueError(msg) from exc
     if value < 0:
-        msg = f"RECOLLECT_CHECKPOINT_RETENTION must be 0 or more, got {value}"
+        msg = f"{RETENTION_ENV} must be 0 or more, got {value}"
         raise ValueError(msg)
     return value
 
 
-def _prune_now(metadata: CheckpointMetadata, retain: int) -> bool:
-    """Every `retain // 2` steps; steps keep counting across the runs of a thread."""
-    step = metadata.get("step", 0)
-    return step % max(retain // 2, 1) == 0
+def _prune_now(config: RunnableConfig, metadata: CheckpointMetadata) -> bool:
+    """Once per turn: when the root graph writes the turn's `input` checkpoint."""
+    namespace = (config.get("configurable") or {}).get("checkpoint_ns", "")
+    return not namespace and metadata.get("source") == "input"
 
 
-def _params(config: RunnableConfig, keep: int) -> dict[str, Any]:
-    configurable = config["configurable"]
-    return {
-        "thread_id": str(configurable["thread_id"]),
-        "checkpoint_ns": configurable.get("checkpoint_ns", ""),
-        "keep": keep,
-    }
+def keep_turns(thread_id: str, retain: int) -> _Statements:
+    """The statements of one thread's prune, for `_run` and `_arun`; each comes with whether
+    its rows are sent back. They all read one snapshot."""
+    base = {"thread_id": thread_id}
+    yield SNAPSHOT_SQL, {}, False
+    rows = yield TURN_CUTOFF_SQL, {**base, "offset": retain - 1}, True
+    if not rows:
+        return  # fewer turns than `retain`: nothing to delete
+    cutoff = rows[0]["checkpoint_id"]
+    heads = yield NAMESPACE_HEADS_SQL, base, True
+    # A call's namespace has its task id after a ":"; it goes with its (older) root checkpoint.
+    calls = [
+        h["checkpoint_ns"]
+        for h in heads
+        if ":" in h["checkpoint_ns"] and h["root"] is not None and h["root"] < cutoff
+    ]
+    if calls:
+        for sql in (
+            DELETE_NAMESPACE_WRITES_SQL,
+            DELETE_NAMESPACE_CHECKPOINTS_SQL,
+            DELETE_NAMESPACE_BLOBS_SQL,
+        ):
+            yield sql, {**base, "namespaces": calls}, False
+    # The root keeps its last `retain` turns; a `checkpointer=True` subgraph keeps its head.
+    cutoffs = {"": cutoff}
+    cutoffs.update({h["checkpoint_ns"]: h["head"] for h in heads if ":" not in h["checkpoint_ns"]})
+    for namespace, oldest_kept in cutoffs.items():
+        params = {**base, "checkpoint_ns": namespace, "cutoff": oldest_kept}
+        expired = yield EXPIRED_SQL, params, True
+        if not expired:
+            continue
+        ids = [r["checkpoint_id"] for r in expired]
+        yield DELETE_WRITES_SQL, {**params, "ids": ids}, False
+        freed = yield DELETE_CHECKPOINTS_SQL, {**params, "ids": ids}, True
+        yield CLEAR_PARENTS_SQL, {**params, "ids": ids}, False
+        referenced = yield REFERENCED_BLOBS_SQL, params, True
+        for channel, versions in garbage_blobs(freed, referenced).items():
+            yield DELETE_BLOBS_SQL, {**params, "channel": channel, "versions": versions}, False
+
+
+def garbage_blobs(
+    freed: Sequence[Mapping[str, Any]], referenced: Sequence[Mapping[str, Any]]
+) -> dict[str, list[str]]:
+    """Blob versions a deleted checkpoint used and no kept one does, by channel."""
+    kept = {(r["channel"], r["version"]) for r in referenced}
+    garbage: dict[str, list[str]] = {}
+    for r in freed:
+        if (r["channel"], r["version"]) not in kept:
+            garbage.setdefault(r["channel"], []).append(r["version"])
+    return garbage
+
+
+def _run(cur: Cursor[DictRow], statements: _Statements) -> None:
+    try:
+        sql, params, fetch = next(statements)
+        while True:
+            cur.execute(sql, params, prepare=False)
+            sql, params, fetch = statements.send(cur.fetchall() if fetch else [])
+    except StopIteration:
+        pass
+
+
+async def _arun(cur: AsyncCursor[DictRow], statements: _Statements) -> None:
+    try:
+        sql, params, fetch = next(statements)
+        while True:
+            await cur.execute(sql, params, prepare=False)
+            rows = await cur.fetchall() if fetch else []
+            sql, params, fetch = statements.send(rows)
+    except StopIteration:
+        pass
+
+
+def _thread_of(config: RunnableConfig) -> str:
+    return str(config["configurable"]["thread_id"])
 
 
 class RetainingPostgresSaver(PostgresSaver):
-    """`PostgresSaver` that keeps only the newest `retain` checkpoints of each thread."""
+    """`PostgresSaver` that keeps only the newest `retain` turns of each thread."""
 
     retain: int = DEFAULT_RETENTION
 
@@ -96,20 +213,17 @@ class RetainingPostgresSaver(PostgresSaver):
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
         saved = super().put(config, checkpoint, metadata, new_versions)
-        if self.retain > 0 and _prune_now(metadata, self.retain):
+        if self.retain > 0 and _prune_now(config, metadata):
             self.prune_thread(saved)
         return saved
 
     def prune_thread(self, config: RunnableConfig) -> None:
-        """Delete the checkpoints (with their writes and now unused blobs) beyond `retain`."""
-        params = _params(config, self.retain)
-        with self._cursor() as cur, cur.connection.transaction():
-            row = cur.execute(FIRST_EXPIRED_SQL, params).fetchone()
-            if row is None:
-                return
-            params["cutoff"] = row["checkpoint_id"]
-            for sql in PRUNE_SQL:
-                cur.execute(sql, params)
+        """Delete the turns beyond `retain` (with their subgraph calls, writes and blobs)."""
+        with self._cursor() as cur:
+            if self.pipe:
+                self.pipe.sync()  # the transaction must start with its isolation level
+            with cur.connection.transaction():
+                _run(cur, keep_turns(_thread_of(config), max(self.retain, 1)))
 
 
 class AsyncRetainingPostgresSaver(AsyncPostgresSaver):
@@ -125,18 +239,14 @@ class AsyncRetainingPostgresSaver(AsyncPostgresSaver):
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
         saved = await super().aput(config, checkpoint, metadata, new_versions)
-        if self.retain > 0 and _prune_now(metadata, self.retain):
+        if self.retain > 0 and _prune_now(config, metadata):
             await self.aprune_thread(saved)
         return saved
 
     async def aprune_thread(self, config: RunnableConfig) -> None:
-        """Delete the checkpoints (with their writes and now unused blobs) beyond `retain`."""
-        params = _params(config, self.retain)
-        async with self._cursor() as cur, cur.connection.transaction():
-            await cur.execute(FIRST_EXPIRED_SQL, params)
-            row = await cur.fetchone()
-            if row is None:
-                return
-            params["cutoff"] = row["checkpoint_id"]
-            for sql in PRUNE_SQL:
-                await cur.execute(sql, params)
+        """Delete the turns beyond `retain` (with their subgraph calls, writes and blobs)."""
+        async with self._cursor() as cur:
+            if self.pipe:
+                await self.pipe.sync()
+            async with cur.connection.transaction():
+                await _arun(cur, keep_turns(_thread_of(config), max(self.retain, 1)))

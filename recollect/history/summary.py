@@ -17,7 +17,9 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
-from recollect.history.truncation import CHARS_PER_TOKEN, text_tokens, truncate_text
+from recollect.history.content import EXCERPT_KEY
+from recollect.history.tokens import text_tokens
+from recollect.history.truncation import truncate_text
 from recollect.history.window import message_tokens
 
 FOLD_INSTRUCTIONS = (
@@ -25,9 +27,17 @@ FOLD_INSTRUCTIONS = (
     "Extend the current summary with the new messages and reply with the updated summary only. "
     "Keep the user's goals, decisions made, stated preferences and open questions or unresolved "
     "problems. Drop greetings, pleasantries and thanks, and keep only the conclusion of any "
-    "tool output. Exact values (ids, emails, amounts, dates, explicit constraints) are stored "
-    "separately and need not be repeated. Use at most {words} words."
+    "tool output. Copy exact values (ids, order numbers, emails, amounts, dates, explicit "
+    "constraints) word for word; never paraphrase or drop one. Use at most {words} words."
 )
+MAX_FOLD_FAILURES = 3
+"""Failed model folds in a row before the fold falls back to `extractive_fold`."""
+FOLD_BATCH_TOKENS = 2400
+"""Rendered messages per fold request, so a fold request stays small whatever is pending."""
+MAX_FOLD_CALLS = 4
+"""Fold requests per turn; anything still pending waits for the next turn (or the cap)."""
+UNFOLDED_BUDGETS = 2
+"""`unfolded` may hold this many history budgets; beyond it the oldest fold extractively."""
 TOOL_RESULT_TOKENS_IN_FOLD = 150
 """Verbose tool output is reduced to its head and tail before the model reads it."""
 MESSAGE_TOKENS_IN_FOLD = 600
@@ -61,9 +71,39 @@ def fold_prompt(summary: str, pending: Sequence[BaseMessage], max_tokens: int) -
     ]
 
 
+def fold_batches(pending: Sequence[BaseMessage]) -> list[list[BaseMessage]]:
+    """`pending` in order, split so each fold request renders at most `FOLD_BATCH_TOKENS`."""
+    batches: list[list[BaseMessage]] = []
+    used = FOLD_BATCH_TOKENS
+    for message in pending:
+        cost = text_tokens(render_for_fold(message)) + 1
+        if used + cost > FOLD_BATCH_TOKENS and (not batches or batches[-1]):
+            batches.append([])
+            used = 0
+        batches[-1].append(message)
+        used += cost
+    return [batch for batch in batches if batch]
+
+
+def over_cap(pending: Sequence[BaseMessage], max_history_tokens: int) -> list[BaseMessage]:
+    """The oldest pending messages beyond `UNFOLDED_BUDGETS` history budgets."""
+    room = UNFOLDED_BUDGETS * max_history_tokens
+    kept_tokens = 0
+    for index in range(len(pending) - 1, -1, -1):
+        kept_tokens += message_tokens([pending[index]])
+        if kept_tokens > room:
+            return list(pending[: index + 1])
+    return []
+
+
 def render_for_fold(message: BaseMessage) -> str:
-    """One line per message; tool output cut to head and tail."""
+    """One line per message; tool output cut to head and tail; cut middles marked."""
     text = str(message.text)
+    if message.additional_kwargs.get(EXCERPT_KEY):
+        if isinstance(message, SystemMessage):
+            return f"Note: {text}"
+        who = {"human": "user", "ai": "assistant", "tool": "tool"}.get(message.type, "a")
+        return f"Excerpt (from the middle of a long {who} message): {text}"
     if isinstance(message, ToolMessage):
         name = message.name or "tool"
         return f"Tool result ({name}): {truncate_text(text, TOOL_RESULT_TOKENS_IN_FOLD)}"
@@ -78,27 +118,42 @@ def render_for_fold(message: BaseMessage) -> str:
 
 
 def cap_summary(text: str, max_tokens: int) -> str:
-    """The summary cut at the cap, on a word boundary, whatever the model returned."""
+    """The summary within the cap, whatever the model returned: the oldest part goes (a
+    summary grows at its end, so the end is the newest), cut on a word boundary."""
     text = text.strip()
     if text_tokens(text) <= max_tokens:
         return text
-    limit = max_tokens * CHARS_PER_TOKEN - 1
-    cut = text[:limit]
-    space = cut.rfind(" ")
-    if space > limit // 2:
-        cut = cut[:space]
-    return cut.rstrip() + "…"
+    keep = max(int(len(text) * (max_tokens - 1) / text_tokens(text)), 1)
+    while True:
+        cut = text[len(text) - keep :]
+        space = cut.find(" ")
+        if 0 <= space < len(cut) // 2:
+            cut = cut[space + 1 :]
+        capped = "…" + cut.lstrip()
+        if text_tokens(capped) <= max_tokens or keep <= 1:
+            return capped
+        keep = keep * 9 // 10
 
 
 def extractive_fold(summary: str, pending: Sequence[BaseMessage], max_tokens: int) -> str:
-    """A model-free fold for the offline model: the user's own words, newest kept at the cap.
+    """A model-free fold: the user's own words and the unpin notes, newest kept at the cap.
 
-    The offline stand-in cannot summarise; this keeps the demo and offline runs honest by
-    folding what the user said (assistant and tool text dropped) and cutting to the cap.
+    The offline stand-in cannot summarise, and a summariser that keeps failing must not let
+    `unfolded` grow without bound; this folds what the user said (assistant and tool text
+    dropped) and cuts to the cap.
     """
-    said = [truncate_text(str(m.text), 60) for m in pending if isinstance(m, HumanMessage)]
+    said = [
+        f"- user: {' '.join(truncate_text(str(m.text), 60).split())}"
+        for m in pending
+        if isinstance(m, HumanMessage)
+    ]
+    notes = [
+        f"- {' '.join(truncate_text(str(m.text), 120).split())}"
+        for m in pending
+        if isinstance(m, SystemMessage) and m.additional_kwargs.get(EXCERPT_KEY)
+    ]
     lines = [line for line in summary.splitlines() if line.strip()]
-    lines += [f"- user: {' '.join(text.split())}" for text in said]
+    lines += notes + said
     while lines and text_tokens("\n".join(lines)) > max_tokens:
         lines.pop(0)
     return "\n".join(lines)

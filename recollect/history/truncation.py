@@ -9,34 +9,63 @@ exactly how much was cut.
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
-CHARS_PER_TOKEN = 4
-"""The same ratio as `count_tokens_approximately`, so budgets and counts agree."""
+from recollect.history.tokens import text_tokens
+
 _MIN_STRING = 24
 _MIN_ITEMS = 2
-
-
-def text_tokens(text: str) -> int:
-    """Approximate tokens of a text, matching LangChain's approximate counter."""
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
+_MIN_CHARS = 16
 
 
 def truncate_text(text: str, max_tokens: int) -> str:
-    """`text` if it fits; otherwise a shorter text of the same kind with a cut marker."""
-    max_chars = max(max_tokens, 1) * CHARS_PER_TOKEN
-    if len(text) <= max_chars:
+    """`text` if it fits; otherwise a shorter text of the same kind with a cut marker.
+
+    The character budget follows the text's own characters-per-token rate (a Chinese text
+    gets about a quarter of the characters an English one does), and shrinks until it fits.
+    """
+    max_tokens = max(max_tokens, 1)
+    tokens = text_tokens(text)
+    if tokens <= max_tokens:
         return text
+    max_chars = max(int(max_tokens * len(text) / tokens), _MIN_CHARS)
+    data = _json_of(text)
+    while True:
+        cut = (
+            _truncate_json(data, max_chars)
+            if data is not None
+            else _truncate_plain(text, max_chars)
+        )
+        if text_tokens(cut) <= max_tokens or max_chars <= _MIN_CHARS:
+            return cut
+        max_chars = max(max_chars * 4 // 5, _MIN_CHARS)
+
+
+def cut_middle(text: str, max_tokens: int) -> tuple[str, str]:
+    """`truncate_text` plus the plain text it left out (head and tail kept, middle returned),
+    so whoever cuts can hand the middle on to the summary and to extraction."""
+    cut = truncate_text(text, max_tokens)
+    if cut == text:
+        return text, ""
+    if _json_of(text) is not None:
+        return cut, text  # a shrunk document keeps no contiguous middle; hand on the whole
+    marker = cut.find("\n[… ")
+    end = cut.find(" cut …]\n", marker)
+    if marker < 0 or end < 0:
+        return cut, text
+    head = cut[:marker]
+    tail = cut[end + len(" cut …]\n") :]
+    return cut, text[len(head) : len(text) - len(tail)]
+
+
+def _json_of(text: str) -> Any:
     stripped = text.strip()
     if stripped[:1] in "[{":
         try:
-            data = json.loads(stripped)
+            return json.loads(stripped)
         except ValueError:
-            pass
-        else:
-            return _truncate_json(data, max_chars)
-    return _truncate_plain(text, max_chars)
+            return None
+    return None
 
 
 def _truncate_plain(text: str, max_chars: int) -> str:

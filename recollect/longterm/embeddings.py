@@ -30,6 +30,20 @@ NONE = "none"
 DEFAULT_EMBEDDINGS = OFFLINE
 OFFLINE_DIMENSIONS = 384
 _LOCAL_SERVER_KEY = "not-needed"
+QUERY_WINDOW_TOKENS = 512
+"""e5-small's window; MiniLM's is 256. A longer query is cut, never windowed whole."""
+QUERY_MAX_CHARS = 2_000
+"""Characters of a query an embedder reads (head and tail), before any tokenizing, so a
+30 KB message costs the same as a short one and holds the embedder's lock as briefly."""
+
+
+def capped_query(text: str, max_chars: int = QUERY_MAX_CHARS) -> str:
+    """The query's head and tail within `max_chars`, as valid UTF-8 (lone surrogates from
+    undecodable input replaced), so any text can be embedded at a bounded cost."""
+    if len(text) > max_chars:
+        head = max_chars * 3 // 5
+        text = text[:head] + " … " + text[len(text) - (max_chars - head - 3) :]
+    return text.encode("utf-8", errors="replace").decode("utf-8")
 
 
 class OfflineE5Embeddings(Embeddings):
@@ -55,7 +69,10 @@ class OfflineE5Embeddings(Embeddings):
         return [row.tolist() for row in vectors]
 
     def embed_query(self, text: str) -> list[float]:
+        text = capped_query(text)
         with self._lock:
+            while len(text) > 64 and self._engine.token_count(text, True) > QUERY_WINDOW_TOKENS:
+                text = capped_query(text, len(text) * 4 // 5)
             vector = self._engine.query(text)
         return list(vector.tolist())
 
@@ -77,7 +94,8 @@ class MiniLMEmbeddings(Embeddings):
         return [row.tolist() for row in vectors]
 
     def embed_query(self, text: str) -> list[float]:
-        return list(self._model.encode(text, normalize_embeddings=True).tolist())
+        vector = self._model.encode(capped_query(text), normalize_embeddings=True)
+        return list(vector.tolist())
 
 
 def embeddings_name(requested: str | None = None) -> str:

@@ -23,6 +23,8 @@ from recollect.store.errors import DatabaseUnavailableError
 
 EMBEDDED_DATABASE = "recollect"
 CONNECT_TIMEOUT_S = 5
+RECONNECT_TIMEOUT_S = 60
+"""How long a pool keeps trying to reconnect after the server went away before giving up."""
 _PROJECT_MARKER = "langgraph.json"
 _POSTGRES_SCHEMES = ("postgresql://", "postgres://", "host=", "dbname=")
 
@@ -153,6 +155,10 @@ def open_pool(uri: str, *, max_size: int = 8, name: str = "recollect") -> Connec
         kwargs=dict(CONNECTION_KWARGS),
         name=name,
         open=False,
+        # A connection the server dropped (a restart, an idle timeout) is found and replaced
+        # when it is handed out, not discovered by the query that uses it.
+        check=ConnectionPool.check_connection,
+        reconnect_timeout=RECONNECT_TIMEOUT_S,
     )
     pool.open(wait=True, timeout=CONNECT_TIMEOUT_S * 2)
     return pool

@@ -12,8 +12,9 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.postgres import PostgresSaver
 
 from graphs.agent import make_graph, thread_config, user_turn
-from recollect.history.summary import FOLD_INSTRUCTIONS
-from recollect.history.truncation import text_tokens
+from recollect.history.summary import FOLD_BATCH_TOKENS, FOLD_INSTRUCTIONS, UNFOLDED_BUDGETS
+from recollect.history.tokens import text_tokens
+from recollect.history.window import message_tokens
 from recollect.models import factory as models
 from state.context import Context
 from tests.support.scripted_openai import Reply, ScriptedError, ScriptedOpenAI, echo_responder
@@ -98,7 +99,7 @@ def test_the_summary_cap_is_sent_as_max_tokens_and_enforced_by_a_hard_cut(
     fold = next(r for r in scripted_llm.chat_requests if is_fold(r))
     assert fold.get("max_completion_tokens", fold.get("max_tokens")) == 60
     summary = agent.get_state(config).values["summary"]["text"]
-    assert summary.startswith("word word")
+    assert summary.startswith("…word word"), "the oldest part is cut, the newest kept"
     assert text_tokens(summary) <= 60
 
 
@@ -120,23 +121,48 @@ def test_a_failed_fold_loses_nothing_and_folds_later(
     agent = make_graph(checkpointer=checkpointer)
     config = thread_config(f"t-{failure}")
     ctx = Context(max_history_tokens=150)
-    for turn in range(5):
+    for turn in range(4):  # fewer failures than MAX_FOLD_FAILURES
         agent.invoke(user_turn(f"T{turn:02d} " + "detail " * 20), config=config, context=ctx)
     state = agent.get_state(config).values
     assert len(fold_requests(scripted_llm)) >= 1, "a fold was attempted"
     assert not state.get("summary")
+    assert state["fold_status"]["last"] == "failed"
     waiting = set().union(*(marks(m.text) for m in state["unfolded"]))
     window = set().union(*(marks(m.text) for m in state["messages"]))
-    assert waiting | window == set(range(5)), "every message is still in state"
+    assert waiting | window == set(range(4)), "every message is still in state"
     replies = [r for r in scripted_llm.chat_requests if not is_fold(r)]
     shown = marks(json.dumps(replies[-1]["messages"]))
     assert waiting <= shown, "unfolded messages are still shown to the model"
 
     responder.failure = None
-    agent.invoke(user_turn("T05 " + "detail " * 20), config=config, context=ctx)
+    agent.invoke(user_turn("T04 " + "detail " * 20), config=config, context=ctx)
     state = agent.get_state(config).values
     assert state["summary"]["text"] == "SUMMARY 1"
+    assert state["fold_status"] == {"failures": 0, "extractive_folds": 0, "last": "model"}
     assert waiting <= marks(fold_requests(scripted_llm)[-1]), "the late fold took them all"
+
+
+def test_a_fold_that_keeps_failing_falls_back_to_extractive_and_state_stays_bounded(
+    checkpointer: PostgresSaver, scripted_llm: ScriptedOpenAI, responder: Responder
+) -> None:
+    responder.failure = Reply(error=ScriptedError(500, "summariser down"))
+    agent = make_graph(checkpointer=checkpointer)
+    config = thread_config("t-fold-down")
+    ctx = Context(max_history_tokens=150)
+    unfolded_tokens = []
+    for turn in range(40):
+        agent.invoke(user_turn(f"T{turn:02d} " + "detail " * 20), config=config, context=ctx)
+        state = agent.get_state(config).values
+        unfolded_tokens.append(message_tokens(state.get("unfolded", [])))
+    assert max(unfolded_tokens) <= (UNFOLDED_BUDGETS + 1) * 150, unfolded_tokens
+    status = state["fold_status"]
+    assert status["extractive_folds"] >= 5, status
+    assert text_tokens(state["summary"]["text"]) <= ctx.summary_max_tokens
+    assert 38 in marks(state["summary"]["text"]) | marks(
+        json.dumps([m.text for m in state["messages"]])
+    )
+    largest = max(text_tokens(body) for body in fold_requests(scripted_llm))
+    assert largest <= FOLD_BATCH_TOKENS + ctx.summary_max_tokens + 50, largest
 
 
 def test_tool_rounds_with_parallel_calls_are_trimmed_cut_pinned_and_folded_whole(

@@ -34,6 +34,7 @@ __all__ = [
     "ToolCall",
     "echo_responder",
     "hashed_embedding",
+    "message_order_errors",
 ]
 
 JsonDict = dict[str, Any]
@@ -120,6 +121,41 @@ def _last_user_text(request: JsonDict) -> str:
         if isinstance(message, dict) and message.get("role") == "user":
             return _content_text(message.get("content"))
     return ""
+
+
+def message_order_errors(messages: list[JsonDict]) -> list[str]:
+    """What the OpenAI API rejects with a 400 in a chat request's message order.
+
+    Every assistant message with `tool_calls` must be followed at once by one `tool` message
+    per call id; a `tool` message must answer a call of the assistant message just before it.
+    """
+    errors: list[str] = []
+    open_ids: set[str] = set()
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if call_id not in open_ids:
+                errors.append(
+                    f"messages[{index}]: messages with role 'tool' must be a response to a "
+                    "preceeding message with 'tool_calls'"
+                )
+            open_ids.discard(str(call_id))
+            continue
+        if open_ids:
+            errors.append(
+                f"messages[{index - 1}]: an assistant message with 'tool_calls' must be "
+                f"followed by tool messages responding to each 'tool_call_id': {sorted(open_ids)}"
+            )
+            open_ids = set()
+        if role == "assistant":
+            open_ids = {str(call["id"]) for call in message.get("tool_calls") or []}
+    if open_ids:
+        errors.append(
+            "an assistant message with 'tool_calls' must be followed by tool messages "
+            f"responding to each 'tool_call_id': {sorted(open_ids)}"
+        )
+    return errors
 
 
 def echo_responder(request: JsonDict) -> Reply:
@@ -376,6 +412,10 @@ class _Handler(BaseHTTPRequestHandler):
         return body
 
     def _chat(self, owner: ScriptedOpenAI, request: JsonDict) -> None:
+        invalid = message_order_errors(list(request.get("messages") or []))
+        if invalid:  # as the real API does, before any scripted reply is used up
+            self._send_json(400, ScriptedError(400, invalid[0]).body())
+            return
         reply = owner._next_reply(request)
         if reply.delay > 0 and owner._stopping.wait(reply.delay):
             return

@@ -11,7 +11,7 @@ from recollect.history.summary import (
     fold_prompt,
     render_for_fold,
 )
-from recollect.history.truncation import text_tokens
+from recollect.history.tokens import text_tokens
 
 
 def test_the_trigger_adapts_to_message_size() -> None:
@@ -37,12 +37,26 @@ def test_the_prompt_carries_the_old_summary_and_only_the_new_messages() -> None:
     assert text_tokens(render_for_fold(pending[2])) < 200, "tool output is cut"
 
 
-def test_the_cap_is_a_hard_cut_on_a_word_boundary() -> None:
-    text = "alpha " * 500
+def test_the_cap_is_a_hard_cut_on_a_word_boundary_that_drops_the_oldest_part() -> None:
+    text = " ".join(f"w{i:03d}" for i in range(500))
     capped = cap_summary(text, 50)
     assert text_tokens(capped) <= 50
-    assert capped.endswith("alpha…")
+    assert capped.startswith("…w")
+    assert capped.endswith("w499"), "the newest part of the summary survives the cap"
+    assert "w000" not in capped
+    share = text_tokens(capped) / 50
+    assert share > 0.8, f"the cap keeps most of its share, not a sliver ({share:.0%})"
     assert cap_summary("short", 50) == "short"
+
+
+def test_the_cap_counts_chinese_and_japanese_per_character() -> None:
+    for sentence in (
+        "用户的订单号是八八四二\uff0c需要退款。",
+        "注文番号は八八四二で、返金が必要です。",
+    ):
+        capped = cap_summary(sentence * 40, 60)
+        assert text_tokens(capped) <= 60
+        assert len(capped) <= 62, "a CJK character is about a token, not a quarter of one"
 
 
 def test_the_offline_fold_keeps_the_users_words_newest_first_within_the_cap() -> None:

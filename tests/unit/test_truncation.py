@@ -7,7 +7,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recollect.history.truncation import text_tokens, truncate_text
+from recollect.history.tokens import text_tokens
+from recollect.history.truncation import truncate_text
 
 
 def _log(entries: int) -> str:

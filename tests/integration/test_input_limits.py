@@ -1,0 +1,32 @@
+"""The graph's entry refuses oversized messages before any node runs, and saves nothing."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.postgres import PostgresSaver
+
+from graphs.agent import make_graph, thread_config, user_turn
+from recollect.history.limits import MAX_MESSAGE_BLOCKS, MessageTooLargeError
+from state.context import Context
+from tests.support.scripted_openai import ScriptedOpenAI
+
+
+def test_an_oversized_message_fails_the_run_before_any_node_and_is_not_kept(
+    checkpointer: PostgresSaver, scripted_llm: ScriptedOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RECOLLECT_MAX_MESSAGE_CHARS", "5000")
+    agent = make_graph(checkpointer=checkpointer)
+    config = thread_config("t-limit")
+    agent.invoke(user_turn("hello"), config=config, context=Context())
+    calls = len(scripted_llm.chat_requests)
+    with pytest.raises(MessageTooLargeError, match=r"^message too large: 5,001 characters"):
+        agent.invoke(user_turn("x" * 5001), config=config, context=Context())
+    assert len(scripted_llm.chat_requests) == calls, "no model call was made"
+    blocks = [{"type": "image_url", "image_url": {"url": "data:,"}}] * (MAX_MESSAGE_BLOCKS + 1)
+    with pytest.raises(MessageTooLargeError, match="attachments"):
+        agent.invoke({"messages": [HumanMessage(content=blocks)]}, config, context=Context())
+    agent.invoke(user_turn("still there?"), config=config, context=Context())
+    texts = [m.text for m in agent.get_state(config).values["messages"]]
+    assert "x" * 5001 not in texts
+    assert texts[-2:] == ["still there?", "scripted reply to: still there?"]
