@@ -15,7 +15,9 @@ from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg import Connection
 
 from recollect.store.roles import ensure_app_role
+from recollect.store.schema.approval_authority import APPROVAL_AUTHORITY_SQL, limit_app_role
 from recollect.store.schema.approvals import CREATE_APPROVALS
+from recollect.store.schema.authorship import AUTHORSHIP_SQL
 from recollect.store.schema.core import PROTECT_FUNCTION, THREADS
 from recollect.store.schema.extraction_queue import CREATE_EXTRACTION_QUEUE
 from recollect.store.schema.long_term import LONG_TERM_MEMORY_SQL
@@ -57,6 +59,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "organisation-shared facts", ORG_SHARED_FACTS_SQL),
     Migration(9, "profile as one versioned document per user", PROFILE_DOCUMENTS),
     Migration(10, "session ends: one episode per ended thread", SESSION_ENDS),
+    Migration(11, "approval decisions by reviewers only, visible by role", APPROVAL_AUTHORITY_SQL),
+    Migration(12, "facts carry their author", AUTHORSHIP_SQL),
 )
 
 
@@ -88,7 +92,7 @@ def setup(conn: Connection[Any]) -> int:
                     (migration.version, migration.name),
                 )
         PostgresSaver(conn).setup()
-        ensure_app_role(conn)
+        limit_app_role(conn, ensure_app_role(conn))
         return current_version(conn)
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK_KEY,))

@@ -16,7 +16,7 @@ from recollect.store.server import CONNECTION_KWARGS, open_pool
 from tests.support.langgraph_dev import langgraph_dev
 from tests.support.scripted_openai import ScriptedOpenAI
 
-REVIEWER = {"user_id": "maria", "org_id": "acme"}
+REVIEWER = {"user_id": "maria", "org_id": "acme", "permissions": ["reviewer"]}
 
 
 @pytest.fixture

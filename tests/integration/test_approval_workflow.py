@@ -19,7 +19,7 @@ from recollect.approvals.errors import (
 from recollect.approvals.machine import WorkflowState
 from recollect.approvals.store import DECISION_LOCK_CLASS
 from recollect.store.pool import use_pool
-from recollect.store.scope import Scope
+from recollect.store.scope import REVIEWER, Scope
 from recollect.store.tenancy import scoped
 from state.context import Context
 
@@ -32,7 +32,7 @@ def approvals(pool: ConnectionPool[Any]) -> Iterator[Approvals]:
 
 def _count(pool: ConnectionPool[Any], sql: str, *params: Any) -> int:
     """Counted as a reviewer of `acme` would see it (the tables sit behind row-level security)."""
-    with scoped(pool, Scope.for_org("acme", "auditor")) as conn:
+    with scoped(pool, Scope.for_user("acme", "auditor", frozenset({REVIEWER}))) as conn:
         row = conn.execute(sql, params).fetchone()
     assert row is not None
     return int(row["n"])
