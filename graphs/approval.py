@@ -70,6 +70,8 @@ builder.add_edge(START, "draft")
 builder.add_conditional_edges("draft", route, _targets({WorkflowState.DRAFT}))
 for _step, _state in ACTS_IN.items():
     _leaves_to = {t.to_state for t in APPROVAL_TRANSITIONS.exits(_state)}
+    if _step == "review":  # a refused answer: the gate asks again
+        _leaves_to.add(_state)
     builder.add_conditional_edges(_step, route, _targets(_leaves_to))
 
 

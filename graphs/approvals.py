@@ -7,15 +7,22 @@ process can pick it up later: the reviewer's `approve` resumes the graph's `inte
 
 Checks that need no graph run happen here first, so a refused call changes nothing: a
 workflow of another organisation is not found; a malformed decision is rejected against the
-same schema the review step enforces; a workflow no longer awaiting review says who decided it
-and when; a concurrent reviewer is turned away by an advisory lock.
+same schema the review step enforces; a reviewer name that normalises to the requester's is
+refused; a workflow no longer awaiting review says who decided it and when; a concurrent
+reviewer is turned away by an advisory lock.
+
+Who sees what: a requester (`viewer=` with no permissions) sees their own workflows; a
+reviewer (`permissions={"reviewer"}`) the organisation's. Python callers are trusted code,
+so the defaults act as the operator's console: `SYSTEM_VIEWER` with the reviewer permission,
+and `approve`/`reject` act as a reviewer named by `by`. Code that acts for a person (the
+agent's tools, an HTTP handler) passes that person's id and permissions.
 """
 
 from __future__ import annotations
 
 import contextvars
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -50,11 +57,15 @@ from recollect.approvals.store import (
 )
 from recollect.history.owned_checkpoints import ScopedPostgresSaver
 from recollect.store.acting import acting_as
+from recollect.store.identity import normalise_id
 from recollect.store.pool import shared_pool, use_pool
 from recollect.store.scope import REVIEWER, Scope
 from state.context import Context
 
 SYSTEM_VIEWER = "approvals"
+CONSOLE: frozenset[str] = frozenset({REVIEWER})
+"""The operator's console reviews: it sees the organisation's workflows and may decide them
+(never as their requester)."""
 
 
 class WorkflowView(BaseModel):
@@ -124,7 +135,7 @@ class Approvals:
             raise InvalidRequestError(f"invalid refund request: {_describe(exc)}") from exc
         existing = open_workflow_for_order(self.pool, owner, request.order_id)
         if existing is not None:
-            view = self.show(existing.id, org_id=org_id, viewer=user_id)
+            view = self.show(existing.id, org_id=org_id, viewer=owner.user_id, permissions=())
             return view.model_copy(update={"reused": True})
         workflow_id = uuid.uuid4().hex[:12]
         self._run(
@@ -132,7 +143,7 @@ class Approvals:
             _thread(thread_id_for(workflow_id)),
             Context(org_id=owner.org_id, user_id=owner.user_id),
         )
-        return self.show(workflow_id, org_id=org_id, viewer=user_id)
+        return self.show(workflow_id, org_id=org_id, viewer=owner.user_id, permissions=())
 
     # -- the reviewer -------------------------------------------------------------------
 
@@ -153,7 +164,9 @@ class Approvals:
         )
 
     def decide(self, workflow_id: str, answer: Mapping[str, Any], *, org_id: str) -> WorkflowView:
-        """Resume the review gate with `answer` (a `ReviewDecision` as JSON)."""
+        """Resume the review gate with `answer` (a `ReviewDecision` as JSON), as the reviewer
+        its `by` names (normalised: `ALICE`, `alice` with a zero-width space and in full-width
+        letters are one person, and a name mixing scripts is refused)."""
         try:
             decision = ReviewDecision.model_validate(answer)
         except ValidationError as exc:
@@ -161,26 +174,32 @@ class Approvals:
                 f"invalid decision for workflow {workflow_id!r}: {_describe(exc)}; "
                 "nothing was changed"
             ) from exc
-        record = self._find(workflow_id, org_id, decision.by)
+        by = normalise_id(decision.by, "reviewer")
+        decision = decision.model_copy(update={"by": by})
+        record = self._find(workflow_id, org_id, by, CONSOLE)
+        if record.user_id == by:
+            raise DecisionRefusedError(
+                f"{by!r} asked for this refund and cannot decide it; nothing was changed"
+            )
         config = _thread(record.thread_id)
         with deciding(self.pool, workflow_id):
             if not self._state(config, org_id, decision.by).interrupts:
                 raise DecisionRefusedError(
-                    _not_awaiting(self._find(workflow_id, org_id, decision.by))
+                    _not_awaiting(self._find(workflow_id, org_id, by, CONSOLE))
                 )
             self._run(
                 Command(resume=decision.model_dump(mode="json")),
                 config,
-                Context(org_id=org_id, user_id=decision.by),
+                Context(org_id=record.org_id, user_id=by, permissions=tuple(CONSOLE)),
             )
-        view = self.show(workflow_id, org_id=org_id, viewer=decision.by)
+        view = self.show(workflow_id, org_id=org_id, viewer=by)
         if view.awaiting_review and view.review_error:
             raise DecisionRefusedError(f"workflow {record.id!r}: {view.review_error}")
         return view
 
     def resume(self, workflow_id: str, *, org_id: str, viewer: str = SYSTEM_VIEWER) -> WorkflowView:
         """Finish a run that stopped between steps (a crash or a kill); a no-op otherwise."""
-        record = self._find(workflow_id, org_id, viewer)
+        record = self._find(workflow_id, org_id, viewer, CONSOLE)
         config = _thread(record.thread_id)
         snapshot = self._state(config, org_id, viewer)
         if snapshot.next and not snapshot.interrupts:
@@ -197,9 +216,17 @@ class Approvals:
 
     # -- anyone in the organisation ------------------------------------------------------
 
-    def show(self, workflow_id: str, *, org_id: str, viewer: str = SYSTEM_VIEWER) -> WorkflowView:
-        """The workflow, its audit trail, its refunds and where its checkpoint stands."""
-        detail = workflow_detail(self.pool, Scope.for_org(org_id, viewer), workflow_id)
+    def show(
+        self,
+        workflow_id: str,
+        *,
+        org_id: str,
+        viewer: str = SYSTEM_VIEWER,
+        permissions: Iterable[str] = CONSOLE,
+    ) -> WorkflowView:
+        """The workflow, its audit trail, its refunds and where its checkpoint stands; another
+        requester's workflow is not found unless the viewer is a reviewer."""
+        detail = workflow_detail(self.pool, _viewer(org_id, viewer, permissions), workflow_id)
         if detail is None:
             raise WorkflowNotFoundError(workflow_id, org_id)
         snapshot = self._state(_thread(detail.record.thread_id), org_id, viewer)
@@ -223,13 +250,16 @@ class Approvals:
         *,
         org_id: str,
         viewer: str = SYSTEM_VIEWER,
+        permissions: Iterable[str] = CONSOLE,
         user_id: str | None = None,
         state: WorkflowState | str | None = None,
     ) -> list[WorkflowRecord]:
-        """The organisation's workflows, oldest first; filter by requester or state."""
+        """Workflows the viewer may see (a requester's own, a reviewer's whole organisation),
+        oldest first; filter by requester or state."""
         wanted = WorkflowState(state).value if state else None
+        requester = normalise_id(user_id, "user id") if user_id else None
         return list_workflows(
-            self.pool, Scope.for_org(org_id, viewer), user_id=user_id, state=wanted
+            self.pool, _viewer(org_id, viewer, permissions), user_id=requester, state=wanted
         )
 
     def history(self, workflow_id: str, *, org_id: str) -> list[str]:
@@ -246,19 +276,24 @@ class Approvals:
 
     # -- plumbing -----------------------------------------------------------------------
 
-    def _find(self, workflow_id: str, org_id: str, viewer: str) -> WorkflowRecord:
-        record = find_workflow(
-            self.pool, Scope.for_org(org_id, viewer or SYSTEM_VIEWER), workflow_id
-        )
+    def _find(
+        self, workflow_id: str, org_id: str, viewer: str, permissions: Iterable[str]
+    ) -> WorkflowRecord:
+        record = find_workflow(self.pool, _viewer(org_id, viewer, permissions), workflow_id)
         if record is None:
             raise WorkflowNotFoundError(workflow_id, org_id)
         return record
 
     def config_for(
-        self, workflow_id: str, *, org_id: str, viewer: str = SYSTEM_VIEWER
+        self,
+        workflow_id: str,
+        *,
+        org_id: str,
+        viewer: str = SYSTEM_VIEWER,
+        permissions: Iterable[str] = CONSOLE,
     ) -> RunnableConfig:
         """The workflow's thread config, for `graph.get_state`, history or a direct resume."""
-        return _thread(self._find(workflow_id, org_id, viewer).thread_id)
+        return _thread(self._find(workflow_id, org_id, viewer, permissions).thread_id)
 
     def _state(self, config: RunnableConfig, org_id: str, viewer: str) -> StateSnapshot:
         with acting_as(_console(org_id, viewer)):
@@ -272,7 +307,8 @@ class Approvals:
         contextvars.Context().run(self._invoke, payload, config, ctx)
 
     def _invoke(self, payload: Any, config: RunnableConfig, ctx: Context) -> None:
-        with use_pool(self.pool), acting_as(_console(ctx.org_id, ctx.user_id)):
+        acting = Scope.for_user(ctx.org_id, ctx.user_id, frozenset(ctx.permissions))
+        with use_pool(self.pool), acting_as(acting):
             self.graph.invoke(payload, config, context=ctx, durability="sync")
 
 
@@ -281,6 +317,11 @@ def _console(org_id: str, user_id: str) -> Scope:
     reviewer's reach over the organisation's workflows (this API is the operator's console;
     who may decide is checked by the workflow itself)."""
     return Scope.for_user(org_id, user_id or SYSTEM_VIEWER, frozenset({REVIEWER}))
+
+
+def _viewer(org_id: str, viewer: str, permissions: Iterable[str]) -> Scope:
+    """The scope a read runs in; row-level security decides what it sees."""
+    return Scope.for_user(org_id, viewer or SYSTEM_VIEWER, frozenset(permissions))
 
 
 def _thread(thread_id: str) -> RunnableConfig:

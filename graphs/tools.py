@@ -20,6 +20,7 @@ from langgraph.prebuilt import ToolNode, ToolRuntime
 
 from graphs.approvals import process_approvals
 from nodes.context import context_of
+from recollect.approvals.errors import WorkflowNotFoundError
 from recollect.store.errors import RecollectError
 from state.context import Context
 
@@ -69,7 +70,11 @@ def refund_status(request_id: str, runtime: ToolRuntime[Context]) -> str:
     """
     ctx = context_of(runtime)
     try:
-        view = process_approvals().show(request_id, org_id=ctx.org_id, viewer=ctx.user_id)
+        view = process_approvals().show(
+            request_id, org_id=ctx.org_id, viewer=ctx.user_id, permissions=ctx.permissions
+        )
+    except WorkflowNotFoundError:
+        return f"no refund request {request_id!r} of yours was found"
     except RecollectError as exc:
         return str(exc)
     if view.workflow.user_id != ctx.user_id:

@@ -10,13 +10,18 @@ from datetime import datetime
 
 from langchain_core.runnables import RunnableConfig
 
+from recollect.approvals.authority import execution_refusal
+from recollect.approvals.errors import ExecutionRefusedError
 from recollect.approvals.machine import (
     APPROVAL_TRANSITIONS,
     GuardContext,
     Transition,
     WorkflowState,
 )
-from recollect.approvals.records import AuditEntry
+from recollect.approvals.records import AuditEntry, WorkflowRecord
+from recollect.approvals.store import find_workflow, record_refusal
+from recollect.store import clock
+from recollect.store.pool import shared_pool
 from recollect.store.scope import Scope
 from state.approval import ApprovalState
 
@@ -70,3 +75,26 @@ def fire(
         note=note,
     )
     return transition, entry
+
+
+def stored_approval(state: ApprovalState) -> WorkflowRecord:
+    """The workflow's record, re-read, when it holds another person's approval; otherwise the
+    refusal is added to the audit trail and `ExecutionRefusedError` stops the run."""
+    workflow_id = state["workflow_id"]
+    record = find_workflow(shared_pool(), owner_scope(state), workflow_id)
+    claimed = current_state(state)
+    reason = execution_refusal(workflow_id, record, claimed)
+    if reason is None:
+        assert record is not None
+        return record
+    entry = AuditEntry(
+        transition="refused",
+        from_state=claimed.value,
+        to_state=record.state.value if record else claimed.value,
+        actor="system",
+        at=clock.now().isoformat(),
+        note=reason,
+    )
+    if record is not None:
+        record_refusal(shared_pool(), owner_scope(state), workflow_id, entry)
+    raise ExecutionRefusedError(reason)

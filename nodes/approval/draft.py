@@ -33,19 +33,20 @@ def draft(state: ApprovalState, runtime: Runtime[Context]) -> dict[str, Any]:
     except ValidationError as exc:
         raise InvalidRequestError(f"invalid refund request: {_errors(exc)}") from exc
     ctx = context_of(runtime)
+    owner = Scope.for_user(ctx.org_id, ctx.user_id)
     thread = thread_of(get_config())
     workflow_id = workflow_id_for(thread)
     entry = AuditEntry(
         transition="create",
         from_state=None,
         to_state=WorkflowState.DRAFT.value,
-        actor=ctx.user_id,
+        actor=owner.user_id,
         at=clock.now().isoformat(),
         note=request.reason,
     )
     record_workflow(
         shared_pool(),
-        Scope.for_user(ctx.org_id, ctx.user_id),
+        owner,
         NewWorkflow(
             id=workflow_id,
             thread_id=thread,
@@ -58,7 +59,7 @@ def draft(state: ApprovalState, runtime: Runtime[Context]) -> dict[str, Any]:
     return {
         "workflow_id": workflow_id,
         "workflow_state": WorkflowState.DRAFT.value,
-        "owner": Owner(org_id=ctx.org_id, user_id=ctx.user_id),
+        "owner": Owner(org_id=owner.org_id, user_id=owner.user_id),
         "request": request.model_dump(mode="json"),
         "decision": None,
         "execution": None,

@@ -6,7 +6,7 @@ import os
 import time
 from typing import Any
 
-from nodes.approval.common import fire, owner_scope
+from nodes.approval.common import fire, owner_scope, stored_approval
 from recollect.approvals.machine import Decision, GuardContext, Outcome
 from recollect.approvals.records import RefundRequest
 from recollect.approvals.store import apply_refund, record_transition
@@ -21,10 +21,12 @@ checkpoint still `executing`, the case idempotency exists for."""
 
 
 def execute(state: ApprovalState) -> dict[str, Any]:
-    """executing → completed (refund applied, now or before) or failed (refused)."""
-    request = RefundRequest.model_validate(state["request"])
-    decision = state.get("decision")
-    approved_by = decision["by"] if decision else "unknown"
+    """executing → completed (refund applied, now or before) or failed (refused). The
+    approval, its approver and the request approved are read from the workflow's record,
+    not from the checkpoint."""
+    record = stored_approval(state)
+    request = RefundRequest.model_validate(record.request)
+    approved_by = record.decided_by or ""
     at = clock.now()
     result = apply_refund(
         shared_pool(), owner_scope(state), state["workflow_id"], request, approved_by, at

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nodes.approval.common import fire, owner_scope
+from nodes.approval.common import fire, owner_scope, stored_approval
 from recollect.approvals.machine import Decision, GuardContext
 from recollect.approvals.store import record_transition
 from recollect.store import clock
@@ -13,14 +13,15 @@ from state.approval import ApprovalState
 
 
 def start_execution(state: ApprovalState) -> dict[str, Any]:
-    """approved → executing; a crash from here on resumes into `execute`."""
-    decision = state.get("decision")
+    """approved → executing, if the workflow's record holds the approval; a crash from here
+    on resumes into `execute`."""
+    stored_approval(state)
     transition, entry = fire(
         state,
         GuardContext(request_valid=True, decision=Decision.APPROVE, outcome=None),
         actor="system",
         at=clock.now(),
-        note=f"approved by {decision['by']}" if decision else None,
+        note=None,
     )
     record_transition(shared_pool(), owner_scope(state), state["workflow_id"], entry)
     return {"workflow_state": transition.to_state.value, "audit": [entry]}

@@ -24,3 +24,8 @@ class DecisionRefusedError(RecollectError):
 
 class InvalidRequestError(RecollectError):
     """A refund request that does not validate; no workflow was created."""
+
+
+class ExecutionRefusedError(DecisionRefusedError):
+    """A step that would act on a decision the workflow's record does not hold (a checkpoint
+    edited to say "approved", say); nothing was paid and the refusal is in the audit trail."""

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from typing_extensions import TypedDict
 
 from recollect.approvals.machine import Decision, WorkflowState
+from recollect.store.identity import normalise_order_id
 
 MAX_REFUND_AMOUNT = Decimal("100000")
 WORKFLOW_KIND_REFUND = "refund"
@@ -34,6 +35,12 @@ class RefundRequest(BaseModel):
     @classmethod
     def _strip(cls, value: Any) -> Any:
         return value.strip() if isinstance(value, str) else value
+
+    @field_validator("order_id", mode="after")
+    @classmethod
+    def _one_spelling(cls, value: str) -> str:
+        """`ord-77`, `ORD-77` with a zero-width space and with U+2010 are one order, stored so."""
+        return normalise_order_id(value)
 
     @field_validator("amount", mode="after")
     @classmethod

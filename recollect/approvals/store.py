@@ -1,10 +1,14 @@
 """Approval workflows in Postgres: the record, its audit trail, and the refund side effect.
 
-The checkpoint is the workflow's source of truth; these tables are what people query (who
-asked, who decided, what was paid). Every write is idempotent, because a step that crashed
-after committing here but before its checkpoint was saved runs again on resume:
+The `approval_workflows` row is the system of record for a decision: the checkpoint says where
+the graph stands, but a decision exists only once `recollect_decide_workflow` wrote it (as a
+reviewer, in the reviewer's scope), and execution re-reads it from here. Every write is
+idempotent, because a step that crashed after committing here but before its checkpoint was
+saved runs again on resume:
 - the audit trail is keyed by (workflow, transition), and each transition happens once;
-- a refund is keyed by its workflow, so a retried execution finds the refund it already made.
+- a state change applies only from the state the step left (or is a no-op if already made);
+- a refund is keyed by its workflow and by its normalised order id, so a retried execution
+  finds the refund it already made and no order is paid twice.
 Each function runs in one `scoped` transaction with the tenant's settings.
 """
 
@@ -17,7 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from psycopg import Connection
-from psycopg.errors import UniqueViolation
+from psycopg.errors import InsufficientPrivilege, RaiseException, UniqueViolation
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
@@ -55,13 +59,12 @@ WHERE threads.org_id = EXCLUDED.org_id AND threads.user_id = EXCLUDED.user_id
 UPDATE_STATE = """
 UPDATE approval_workflows SET state = %(state)s, updated_at = %(at)s
 WHERE id = %(id)s AND org_id = %(org_id)s AND user_id = %(user_id)s
+  AND state IN (%(from_state)s, %(state)s)
 """
+"""Compare-and-set: a step moves the record only from the state it acted in."""
 
-UPDATE_DECISION = """
-UPDATE approval_workflows
-SET decision = %(decision)s, decided_by = %(by)s, decided_at = %(at)s, decision_note = %(note)s
-WHERE id = %(id)s AND org_id = %(org_id)s AND user_id = %(user_id)s
-"""
+DECIDE = "SELECT recollect_decide_workflow(%(id)s, %(decision)s, %(note)s, %(at)s) AS state"
+"""The only way a decision is written (see `store/schema/approval_authority.py`)."""
 
 INSERT_AUDIT = """
 INSERT INTO approval_audit (workflow_id, transition, org_id, user_id, from_state, to_state,
@@ -112,8 +115,7 @@ SELECT * FROM refunds WHERE workflow_id = %(id)s AND org_id = %(org_id)s ORDER B
 """
 
 SELECT_ORDER_REFUND = """
-SELECT workflow_id FROM refunds
-WHERE org_id = %(org_id)s AND user_id = %(user_id)s AND order_id = %(order_id)s
+SELECT workflow_id FROM refunds WHERE org_id = %(org_id)s AND order_id = %(order_id)s
 """
 
 
@@ -163,18 +165,40 @@ def record_workflow(pool: ConnectionPool[Any], owner: Scope, workflow: NewWorkfl
 
 
 def record_transition(
-    pool: ConnectionPool[Any],
-    owner: Scope,
-    workflow_id: str,
-    entry: AuditEntry,
-    *,
-    decision: dict[str, Any] | None = None,
+    pool: ConnectionPool[Any], owner: Scope, workflow_id: str, entry: AuditEntry
 ) -> None:
-    """Move the record to `entry["to_state"]` and log it; a decision is stored alongside."""
+    """Move the record from `entry["from_state"]` to `entry["to_state"]` and log it; a record
+    that is in neither (a checkpoint that no longer tells the truth) is refused, unchanged."""
     with scoped(pool, owner) as conn:
         _transition(conn, owner, workflow_id, entry)
-        if decision is not None:
-            conn.execute(UPDATE_DECISION, {**_keys(owner, workflow_id), **decision})
+
+
+def record_decision(
+    pool: ConnectionPool[Any],
+    reviewer: Scope,
+    workflow_id: str,
+    decision: str,
+    note: str | None,
+    at: datetime,
+) -> str:
+    """Write the reviewer's decision through the database's checks; the new state, or
+    `DecisionRefusedError` saying why (not a reviewer, the requester, decided before)."""
+    params = {"id": workflow_id, "decision": decision, "note": note, "at": at}
+    try:
+        with scoped(pool, reviewer) as conn:
+            row = conn.execute(DECIDE, params).fetchone()
+    except RaiseException as exc:
+        raise DecisionRefusedError(exc.diag.message_primary or str(exc)) from None
+    assert row is not None
+    return str(row["state"])
+
+
+def record_refusal(
+    pool: ConnectionPool[Any], owner: Scope, workflow_id: str, entry: AuditEntry
+) -> None:
+    """Keep a refused step in the audit trail (once per workflow); the state is unchanged."""
+    with scoped(pool, owner) as conn:
+        _audit(conn, owner, workflow_id, entry)
 
 
 def apply_refund(
@@ -187,7 +211,9 @@ def apply_refund(
 ) -> RefundResult:
     """Pay the refund once per workflow; a second call returns the first call's refund.
 
-    An order already refunded by another workflow is refused rather than paid twice.
+    An order already refunded by another workflow of the organisation is refused rather than
+    paid twice, and so is a workflow whose stored decision is not another person's approval
+    (the database's `paid_only_when_approved` policy).
     """
     params = {
         **_keys(owner, workflow_id),
@@ -209,6 +235,10 @@ def apply_refund(
                 return RefundResult("applied", RefundRecord.model_validate(row))
     except UniqueViolation:
         pass
+    except InsufficientPrivilege:
+        return RefundResult(
+            "refused", None, f"workflow {workflow_id} holds no approval by a reviewer"
+        )
     with scoped(pool, owner) as conn:
         other = conn.execute(SELECT_ORDER_REFUND, params).fetchone()
     holder = other["workflow_id"] if other else "another workflow"
@@ -287,9 +317,20 @@ def _keys(scope: Scope, workflow_id: str) -> dict[str, Any]:
 
 
 def _transition(conn: Connection[Any], owner: Scope, workflow_id: str, entry: AuditEntry) -> None:
-    conn.execute(
-        UPDATE_STATE, {**_keys(owner, workflow_id), "state": entry["to_state"], "at": entry["at"]}
+    moved = conn.execute(
+        UPDATE_STATE,
+        {
+            **_keys(owner, workflow_id),
+            "from_state": entry["from_state"],
+            "state": entry["to_state"],
+            "at": entry["at"],
+        },
     )
+    if moved.rowcount != 1:
+        raise DecisionRefusedError(
+            f"workflow {workflow_id!r} is not {entry['from_state']!r} in its record; "
+            f"{entry['transition']!r} was refused and nothing was changed"
+        )
     _audit(conn, owner, workflow_id, entry)
 
 

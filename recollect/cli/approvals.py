@@ -2,6 +2,13 @@
 
 Every command opens the database afresh, so a request made in one process is approved from
 another, days later; `approve` runs the execution in the approving process.
+
+The command line is the operator's console: it reviews. `list` and `show` see the whole
+organisation (`--as USER` shows what that requester sees: their own workflows only), and
+`approve`/`reject --by NAME` decide as the reviewer NAME, normalised first, so the requester
+cannot approve their own refund under another spelling of their name (`ALICE`, `alice` with
+a zero-width space, full-width letters); a name mixing scripts (a Cyrillic letter in a Latin
+name) is refused. The database checks the same when the decision is written.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ def register(commands: Any) -> None:
     show.add_argument("id")
     _org(show)
     show.add_argument("--json", action="store_true", help="print JSON")
+    _viewer(show)
     show.set_defaults(run=run_show)
 
     listing = actions.add_parser("list", help="the organisation's workflows, oldest first")
@@ -47,18 +55,21 @@ def register(commands: Any) -> None:
     listing.add_argument("--status", choices=[s.value for s in WorkflowState], default=None)
     listing.add_argument("--user", default=None, help="only this requester's")
     listing.add_argument("--json", action="store_true", help="print JSON")
+    _viewer(listing)
     listing.set_defaults(run=run_list)
 
     approve = actions.add_parser("approve", help="approve and execute a pending request")
     approve.add_argument("id")
-    approve.add_argument("--by", required=True, help="who approves")
+    approve.add_argument(
+        "--by", required=True, help="who approves (a reviewer; never the requester)"
+    )
     approve.add_argument("--note", default=None, help="why (kept in the audit trail)")
     _org(approve)
     approve.set_defaults(run=run_approve)
 
     reject = actions.add_parser("reject", help="reject a pending request")
     reject.add_argument("id")
-    reject.add_argument("--by", required=True, help="who rejects")
+    reject.add_argument("--by", required=True, help="who rejects (a reviewer; never the requester)")
     reject.add_argument("--reason", required=True, help="why (kept in the audit trail)")
     _org(reject)
     reject.set_defaults(run=run_reject)
@@ -71,6 +82,21 @@ def register(commands: Any) -> None:
 
 def _org(parser: argparse.ArgumentParser) -> None:
     add_org_argument(parser)
+
+
+def _viewer(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--as",
+        dest="viewer",
+        default=None,
+        metavar="USER",
+        help="see only what this requester sees (default: the console sees the organisation's)",
+    )
+
+
+def _seen_by(args: argparse.Namespace) -> dict[str, Any]:
+    """`show`/`workflows` keyword arguments: the console's view, or one requester's."""
+    return {"viewer": args.viewer, "permissions": ()} if args.viewer else {}
 
 
 def _org_of(args: argparse.Namespace) -> str:
@@ -109,7 +135,7 @@ def run_request(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     """One workflow in full."""
     with _approvals(args) as approvals:
-        view = approvals.show(args.id, org_id=_org_of(args))
+        view = approvals.show(args.id, org_id=_org_of(args), **_seen_by(args))
     print(json.dumps(view_json(view), indent=2) if args.json else describe(view))
     return 0
 
@@ -117,7 +143,9 @@ def run_show(args: argparse.Namespace) -> int:
 def run_list(args: argparse.Namespace) -> int:
     """One line per workflow."""
     with _approvals(args) as approvals:
-        records = approvals.workflows(org_id=_org_of(args), user_id=args.user, state=args.status)
+        records = approvals.workflows(
+            org_id=_org_of(args), user_id=args.user, state=args.status, **_seen_by(args)
+        )
     if args.json:
         print(json.dumps([r.model_dump(mode="json") for r in records], indent=2))
         return 0

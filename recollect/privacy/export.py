@@ -2,8 +2,10 @@
 summary of what the agent remembers.
 
 Everything is read in one `scoped` transaction (one snapshot), so row-level security decides
-what is reachable: the export cannot contain another user's rows. Embeddings are left out:
-they are derived from the texts, which are exported.
+what is reachable: the export cannot contain another user's rows. It includes what she wrote
+into her organisation's shared memory and what she did in other people's workflows (the rows
+`forget` deletes or pseudonymises), the latter through `recollect_acted_rows()`. Embeddings
+are left out: they are derived from the texts, which are exported.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from psycopg_pool import ConnectionPool
 from recollect.longterm.profile import from_row
 from recollect.store import clock
 from recollect.store.acting import acting_as
-from recollect.store.scope import Scope
+from recollect.store.scope import ORG_OWNER, Scope
 from recollect.store.tenancy import scoped
 
 EXPORT_FORMAT = "recollect.export/1"
@@ -42,6 +44,12 @@ EXPORT_THREADS = f"""
 SELECT thread_id, kind, created_at, last_active_at FROM threads WHERE {OWNER}
 ORDER BY created_at, thread_id
 """
+EXPORT_AUTHORED_SHARED = f"""
+SELECT id::text AS id, category, subject, text, confidence, learned_at, deleted_at, metadata
+FROM facts WHERE org_id = %(org_id)s AND user_id = '{ORG_OWNER}' AND author_id = %(user_id)s
+ORDER BY learned_at, id
+"""
+EXPORT_ACTED = "SELECT * FROM recollect_acted_rows()"
 EXPORT_WORKFLOWS = f"SELECT * FROM approval_workflows WHERE {OWNER} ORDER BY created_at, id"
 EXPORT_AUDIT = f"SELECT * FROM approval_audit WHERE {OWNER} ORDER BY at, workflow_id"
 EXPORT_REFUNDS = f"SELECT * FROM refunds WHERE {OWNER} ORDER BY id"
@@ -87,6 +95,8 @@ def export_user(
                 ("refunds", EXPORT_REFUNDS),
                 ("review_queue", EXPORT_REVIEW),
                 ("jobs", EXPORT_JOBS),
+                ("authored_shared_facts", EXPORT_AUTHORED_SHARED),
+                ("acted_in_others_workflows", EXPORT_ACTED),
             )
         }
     rows["profile"] = [_profile_document(row) for row in rows["profile"]]

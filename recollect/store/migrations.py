@@ -21,7 +21,9 @@ from recollect.store.errors import (
     SchemaOutdatedError,
 )
 from recollect.store.roles import app_uri, ensure_app_role
+from recollect.store.schema.approval_authority import APPROVAL_AUTHORITY_SQL, limit_app_role
 from recollect.store.schema.approvals import CREATE_APPROVALS
+from recollect.store.schema.authorship import AUTHORSHIP_SQL
 from recollect.store.schema.checkpoints import CHECKPOINTS_BEHIND_RLS
 from recollect.store.schema.core import PROTECT_FUNCTION, THREADS
 from recollect.store.schema.definers import DEFINERS_SQL
@@ -77,8 +79,10 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(9, "profile as one versioned document per user", PROFILE_DOCUMENTS),
     Migration(10, "session ends: one episode per ended thread", SESSION_ENDS),
     Migration(11, "claim only jobs queued for the worker's models", CLAIM_JOB_FOR_MODELS_SQL),
-    Migration(12, "checkpoints behind row-level security", CHECKPOINTS_BEHIND_RLS),
-    Migration(13, "definer functions: their own role, bounded arguments", DEFINERS_SQL),
+    Migration(12, "approval decisions by reviewers only, visible by role", APPROVAL_AUTHORITY_SQL),
+    Migration(13, "facts carry their author", AUTHORSHIP_SQL),
+    Migration(14, "checkpoints behind row-level security", CHECKPOINTS_BEHIND_RLS),
+    Migration(15, "definer functions: their own role, bounded arguments", DEFINERS_SQL),
 )
 
 
@@ -151,7 +155,7 @@ def setup(conn: Connection[Any]) -> int:
                     "INSERT INTO recollect_migrations (version, name) VALUES (%s, %s)",
                     (migration.version, migration.name),
                 )
-        ensure_app_role(conn)
+        limit_app_role(conn, ensure_app_role(conn))
         return current_version(conn)
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK_KEY,))

@@ -12,7 +12,7 @@ from typing import Any
 from psycopg_pool import ConnectionPool
 
 from graphs.approvals import Approvals
-from recollect.store.scope import Scope
+from recollect.store.scope import REVIEWER, Scope
 from recollect.store.tenancy import scoped
 from tests.support.processes import Interactive, run_recollect
 
@@ -41,7 +41,7 @@ def _show(env: dict[str, str], workflow_id: str) -> dict[str, Any]:
 
 
 def _refunds(pool: ConnectionPool[Any], workflow_id: str) -> int:
-    with scoped(pool, Scope.for_org("acme", "auditor")) as conn:
+    with scoped(pool, Scope.for_user("acme", "auditor", frozenset({REVIEWER}))) as conn:
         row = conn.execute(
             "SELECT count(*) AS n FROM refunds WHERE workflow_id = %s", (workflow_id,)
         ).fetchone()
@@ -141,3 +141,25 @@ def test_refusals_are_one_clear_line_and_change_nothing(database_uri: str) -> No
     assert _show(env, workflow_id)["state"] == "submitted_for_review"
     listed = _ok(run_recollect("approvals", "list", "--org", "acme", "--json", env=env))
     assert [w["id"] for w in json.loads(listed)] == [workflow_id]
+
+
+def test_the_requester_cannot_approve_under_another_spelling_on_the_command_line(
+    database_uri: str, pool: ConnectionPool[Any]
+) -> None:
+    env = {"DATABASE_URI": database_uri}
+    workflow_id = _request(env)
+    for by, refusal in (
+        ("DANA", "'dana' asked for this refund and cannot decide it"),
+        ("d\u0430na", "mixes the cyrillic and latin scripts"),
+    ):
+        result = run_recollect(
+            "approvals", "approve", workflow_id, "--org", "acme", "--by", by, env=env
+        )
+        assert result.returncode != 0
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1
+        assert refusal in lines[0]
+    assert _show(env, workflow_id)["awaiting_review"] is True
+    assert _refunds(pool, workflow_id) == 0
+    mine = _ok(run_recollect("approvals", "list", "--org", "acme", "--as", "erin", env=env))
+    assert mine.strip() == "no approval workflows"

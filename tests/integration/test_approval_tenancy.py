@@ -1,7 +1,8 @@
 """Row-level security on the approval tables, exercised as a role that owns nothing.
 
-Reviewers read their organisation's workflows; only the owner's scope writes them; another
-organisation sees nothing. The whole workflow runs through such a role here, as the app will.
+Reviewers read their organisation's workflows, requesters their own; only the owner's scope
+writes them; another organisation sees nothing. The whole workflow runs through such a role
+here, as the app will.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from psycopg_pool import ConnectionPool
 from graphs.approvals import Approvals
 from recollect.approvals.machine import WorkflowState
 from recollect.store.pool import use_pool
-from recollect.store.scope import Scope
+from recollect.store.schema.approval_authority import limit_app_role
+from recollect.store.scope import REVIEWER, Scope
 from recollect.store.server import open_pool
 from recollect.store.tenancy import scoped
 
@@ -38,6 +40,7 @@ def probe_pool(database_uri: str) -> Iterator[ConnectionPool[Any]]:
         )
         conn.execute(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {PROBE_ROLE}")
         conn.execute(f"GRANT EXECUTE ON FUNCTION recollect_thread_visible(text) TO {PROBE_ROLE}")
+        limit_app_role(conn, PROBE_ROLE)
     params = conninfo_to_dict(database_uri)
     params.pop("password", None)
     params["user"] = PROBE_ROLE
@@ -68,7 +71,7 @@ def test_the_workflow_runs_under_row_level_security_and_stays_in_its_org(
     assert done.state is WorkflowState.COMPLETED
     assert len(done.refunds) == 1
 
-    assert _counts(probe_pool, Scope.for_org("acme", "maria")) == {
+    assert _counts(probe_pool, Scope.for_user("acme", "maria", frozenset({REVIEWER}))) == {
         "approval_workflows": 1,
         "approval_audit": 5,
         "refunds": 1,

@@ -46,7 +46,7 @@ def _history(approvals: Approvals, config: Any) -> list[StateSnapshot]:
 
 def _count(pool: ConnectionPool[Any], sql: str, *params: Any) -> int:
     """Counted as a reviewer of `acme` would see it (the tables sit behind row-level security)."""
-    with scoped(pool, Scope.for_org("acme", "auditor")) as conn:
+    with scoped(pool, Scope.for_user("acme", "auditor", frozenset({REVIEWER}))) as conn:
         row = conn.execute(sql, params).fetchone()
     assert row is not None
     return int(row["n"])

@@ -37,8 +37,8 @@ def test_export_holds_every_store_with_fact_history_and_transcripts(
     assert document["profile"][0]["fields"]["name"][0]["value"] == "Ana"
     assert document["episodes"][0]["summary"] == "ana asked about a refund"
     assert [w["id"] for w in document["workflows"]] == [ids["workflow"]]
-    assert [r["order_id"] for r in document["refunds"]] == ["8842-B"]
-    assert [a["transition"] for a in document["audit"]] == ["create"]
+    assert [r["order_id"] for r in document["refunds"]] == ["8842-ANA"]
+    assert [a["transition"] for a in document["audit"]] == ["create", "submit", "approve"]
     assert [r["text"] for r in document["review_queue"]] == ["ana maybe likes jazz"]
     assert [j["thread_id"] for j in document["jobs"]] == [ids["thread"]]
     threads = {t["thread_id"]: t for t in document["threads"]}

@@ -20,7 +20,7 @@ from recollect.approvals.store import find_workflow, list_workflows, workflow_de
 from recollect.extraction.review import list_candidates
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewEpisode, NewFact, ProfileEntry
-from recollect.store.scope import ORG_OWNER, Scope
+from recollect.store.scope import ORG_OWNER, REVIEWER, Scope
 from recollect.store.tenancy import scoped
 from recollect.store.threads import claim_thread, list_threads
 from tests.support.db import all_rows
@@ -73,8 +73,13 @@ def _populate(pool: ConnectionPool[Any], rng: random.Random) -> None:
         with scoped(pool, scope) as conn:
             conn.execute(INSERT_CANDIDATE, {"org_id": scope.org_id, "user_id": scope.user_id,
                                             "text": f"{tag} maybe likes jazz"})  # fmt: skip
-        request = RefundRequest(order_id="o-1", amount=Decimal("5"), reason="broken")
+        request = RefundRequest(order_id=f"o-{scope.user_id}", amount=Decimal("5"), reason="broken")
         queue_job_and_refund(pool, scope, f"{tag}/chat", f"{scope.org_id}-{scope.user_id}", request)
+
+
+def _reviewer(scope: Scope) -> Scope:
+    """The tenant as a reviewer: approval reads then reach the whole organisation, no further."""
+    return Scope.for_user(scope.org_id, scope.user_id, frozenset({REVIEWER}))
 
 
 def _owners(rows: list[Any]) -> set[tuple[str, str]]:
@@ -134,17 +139,19 @@ def test_fifty_tenants_ten_thousand_reads_no_foreign_row(pool: ConnectionPool[An
                 foreign.append(f"review list as {scope}")
             own_rows += len(items)
         elif path == 4:
-            found = find_workflow(pool, scope, f"{other.org_id}-{other.user_id}")
+            found = find_workflow(pool, _reviewer(scope), f"{other.org_id}-{other.user_id}")
             check("approvals show", scope, {(found.org_id, found.user_id)} if found else set(),
                   True)  # fmt: skip
         elif path == 5:
-            detail = workflow_detail(pool, scope, f"{other.org_id}-{other.user_id}")
+            detail = workflow_detail(pool, _reviewer(scope), f"{other.org_id}-{other.user_id}")
             owners = set()
             if detail is not None:
                 owners = {(detail.record.org_id, detail.record.user_id)}
             check("approvals detail", scope, owners, True)
         elif path == 6:
-            got_workflows = list_workflows(pool, scope, user_id=rng.choice([None, other.user_id]))
+            got_workflows = list_workflows(
+                pool, _reviewer(scope), user_id=rng.choice([None, other.user_id])
+            )
             check("approvals list", scope, {(w.org_id, w.user_id) for w in got_workflows}, True)
         elif path == 7:
             got = memory.recall(scope, "name", k=1)

@@ -68,12 +68,13 @@ def test_a_user_scoped_transaction_reads_but_cannot_write_shared_rows(
         assert conn.execute("SELECT text FROM facts").fetchall() == []
 
 
-def test_the_reserved_owner_is_no_user_and_erasure_leaves_the_org_its_facts(
+def test_the_reserved_owner_is_no_user_and_erasure_takes_only_what_she_wrote(
     pool: ConnectionPool[Any],
 ) -> None:
     with pytest.raises(ValueError, match="reserved"):
         Scope.for_user("acme", ORG_OWNER)
     memory = LongTermMemory(pool)
     memory.remember(ACME_ANA, _convention("The team deploys on Fridays"))
+    memory.remember(ACME_BO, _convention("Reviews happen before noon"))
     forget_user(pool, Scope.for_user("acme", "ana"))
-    assert [f.text for f in memory.facts(ACME_BO)] == ["The team deploys on Fridays"]
+    assert [f.text for f in memory.facts(ACME_BO)] == ["Reviews happen before noon"]

@@ -11,11 +11,17 @@ from psycopg_pool import ConnectionPool
 
 from graphs.agent import make_graph, thread_config, user_turn
 from recollect.approvals.records import AuditEntry, RefundRequest
-from recollect.approvals.store import NewWorkflow, apply_refund, record_workflow
+from recollect.approvals.store import (
+    NewWorkflow,
+    apply_refund,
+    record_decision,
+    record_transition,
+    record_workflow,
+)
 from recollect.extraction import queue as jobs
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewEpisode, NewFact, ProfileEntry
-from recollect.store.scope import Scope
+from recollect.store.scope import REVIEWER, Scope
 from recollect.store.tenancy import scoped
 from recollect.store.threads import claim_thread
 from state.context import Context
@@ -60,7 +66,9 @@ def populate_user(
     for text in ("hello", "my order is 8842-B"):
         agent.invoke(user_turn(text), config=thread_config(thread), context=ctx)
     workflow = f"wf-{scope.org_id}-{tag}"
-    request = RefundRequest(order_id="8842-B", amount=Decimal("12.50"), reason="arrived broken")
+    request = RefundRequest(
+        order_id=f"8842-{tag}", amount=Decimal("12.50"), reason="arrived broken"
+    )
     queue_job_and_refund(pool, scope, thread, workflow, request)
     return {"thread": thread, "workflow": workflow, "approval_thread": f"approval-{workflow}"}
 
@@ -68,7 +76,8 @@ def populate_user(
 def queue_job_and_refund(
     pool: ConnectionPool[Any], scope: Scope, thread: str, workflow: str, request: RefundRequest
 ) -> None:
-    """A queued extraction job for `thread`, and an executed refund workflow started from it."""
+    """A queued extraction job for `thread`, and an executed refund workflow started from it,
+    approved by the organisation's reviewer `lead` (orders are unique per organisation)."""
     jobs.enqueue(
         pool,
         scope,
@@ -89,4 +98,11 @@ def queue_job_and_refund(
                                actor=scope.user_id, at="2026-01-01T00:00:00+00:00", note=None),
         ),
     )  # fmt: skip
-    apply_refund(pool, scope, workflow, request, "lead", datetime.now(UTC))
+    at = datetime.now(UTC)
+    submit = AuditEntry(transition="submit", from_state="draft", to_state="submitted_for_review",
+                        actor=scope.user_id, at=at.isoformat(), note=None)  # fmt: skip
+    record_transition(pool, scope, workflow, submit)
+    lead = Scope.for_user(scope.org_id, "lead", frozenset({REVIEWER}))
+    record_decision(pool, lead, workflow, "approve", None, at)
+    result = apply_refund(pool, scope, workflow, request, "lead", at)
+    assert result.outcome == "applied", result.reason

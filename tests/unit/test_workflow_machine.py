@@ -190,6 +190,7 @@ def test_the_graph_edges_follow_the_transition_table() -> None:
         ("draft", "submit"),
         ("execute", "__end__"),
         ("review", "__end__"),
+        ("review", "review"),
         ("review", "start_execution"),
         ("start_execution", "execute"),
         ("submit", "review"),

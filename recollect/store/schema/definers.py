@@ -5,9 +5,11 @@ whom each is for, with every argument bounded.
 own; `recollect_worker` (the background worker and operator commands) may call the
 cross-tenant ones; the app role, which serves requests, may claim only its own scope's jobs
 (`recollect_claim_own_job`) and fail a job only with that job's claim token. Nobody else may
-call any of them (EXECUTE is revoked from PUBLIC), and `recollect_protect`, a migration
-helper, is the migrating role's alone. Grants to the configured app role are made by
-`roles.ensure_roles`, since its name is configurable.
+call any of them (EXECUTE is revoked from PUBLIC from every `recollect_` function), and
+`recollect_protect`, a migration helper, is the migrating role's alone. The approval and
+erasure functions (`approval_authority`, `authorship`) stay with the migrating role: each acts
+only for the calling scope's own identity, which it reads from the scope's settings. Grants
+to the configured app role are made by `roles.ensure_roles`, since its name is configurable.
 """
 
 from __future__ import annotations
@@ -20,6 +22,22 @@ MAX_LIST_LIMIT = 1000
 MAX_RETENTION_DAYS = 36_500
 
 _BAD_ARGUMENT = "22023"  # invalid_parameter_value
+
+JOB_FUNCTIONS = (
+    "recollect_claim_job",
+    "recollect_claim_job_for_models",
+    "recollect_claim_own_job",
+    "recollect_fail_job",
+    "recollect_open_jobs",
+    "recollect_job_counts",
+    "recollect_dead_jobs",
+    "recollect_retry_dead_job",
+    "recollect_prune_jobs",
+    "recollect_idle_threads",
+)
+"""The functions that reach across tenants' jobs: owned by the definer role, callable by the
+worker role (the app role gets only its own-scope claim and the token-bound fail)."""
+JOB_FUNCTIONS_SQL = "ARRAY[" + ", ".join(f"'{name}'" for name in JOB_FUNCTIONS) + "]"
 
 _CLAIM_BODY = """
     IF p_lease IS NULL OR p_lease <= 0 OR p_lease > {max_lease} THEN
@@ -177,8 +195,7 @@ BEGIN
     END LOOP;
     FOR fn IN
         SELECT p.oid::regprocedure FROM pg_proc AS p
-        WHERE p.pronamespace = 'public'::regnamespace AND p.proname LIKE 'recollect\\_%'
-          AND p.prosecdef
+        WHERE p.pronamespace = 'public'::regnamespace AND p.proname = ANY({JOB_FUNCTIONS_SQL})
     LOOP
         EXECUTE format('ALTER FUNCTION %s OWNER TO {DEFINER_ROLE}', fn);
         EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO {WORKER_ROLE}', fn);
