@@ -259,6 +259,17 @@ looks across tenants, so (like the worker's claim) it is a definer function: the
 only its scope's rows of `memory_jobs`."""
 
 
+VALID_TIME = """
+ALTER TABLE facts
+    ADD COLUMN valid_from timestamptz GENERATED ALWAYS AS (learned_at) STORED,
+    ADD COLUMN valid_to timestamptz;
+UPDATE facts AS old SET valid_to = new.learned_at
+FROM facts AS new
+WHERE old.superseded_by = new.id AND old.metadata ? 'merged_into' IS NOT TRUE;
+"""
+"""When each fact held: from its own `learned_at` until its successor's. A merged duplicate
+(`merged_into`) did not end, so it gets no `valid_to`."""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "pgvector", "CREATE EXTENSION IF NOT EXISTS vector"),
     Migration(2, "row_level_security", PROTECT_FUNCTION),
@@ -270,6 +281,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "organisation-shared facts", ORG_SHARED_FACTS_SQL),
     Migration(9, "profile as one versioned document per user", PROFILE_DOCUMENTS),
     Migration(10, "session ends: one episode per ended thread", SESSION_ENDS),
+    Migration(11, "valid time of facts: valid_from and valid_to", VALID_TIME),
 )
 
 
