@@ -17,7 +17,7 @@ from langgraph.prebuilt import ToolNode
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
-from graphs.tools import AGENT_TOOLS
+from graphs.tools import AGENT_TOOLS, memory_tools
 from nodes.call_model import make_call_model
 from nodes.extract import extract
 from nodes.recall import MemorySource, RecallNode
@@ -41,14 +41,16 @@ AgentBuilder = StateGraph[AgentState, Context, AgentInput, AgentState]
 
 
 def build(memory: MemorySource) -> AgentBuilder:
-    """The agent's nodes and edges, with recall bound to `memory` (None: no long-term memory)."""
+    """The agent's nodes and edges, with recall and the memory tools bound to `memory` (None:
+    no long-term memory, and no memory tools)."""
     graph_builder: AgentBuilder = StateGraph(
         AgentState, context_schema=Context, input_schema=AgentInput
     )
+    tools = [*AGENT_TOOLS, *memory_tools(memory)]
     graph_builder.add_node("recall", RecallNode(memory))
     graph_builder.add_node("trim", trim)
-    graph_builder.add_node("call_model", make_call_model(AGENT_TOOLS))
-    graph_builder.add_node("tools", ToolNode(AGENT_TOOLS))
+    graph_builder.add_node("call_model", make_call_model(tools))
+    graph_builder.add_node("tools", ToolNode(tools))
     graph_builder.add_node("summarize", summarize)
     graph_builder.add_node("extract", extract)
     graph_builder.add_edge(START, "recall")

@@ -120,6 +120,8 @@ _INFER: tuple[tuple[re.Pattern[str], str], ...] = tuple(
          r"|\bhabite\b|\bdéménagé\b|\bvive en\b|\bmudó\b|\bmudado\b", "location"),
         (r"\b(works?|working) (at|for)\b|\bjoined\b|\bemployer\b|\barbeitet bei\b"
          r"|\btravaille (chez|pour)\b|\btrabaja (en|para)\b", "employer"),
+        (r"\b(job title|works as|is an? (senior |junior |staff |lead )?\w+ (engineer|developer|"
+         r"designer|manager|analyst)|role)\b", "role"),
         (r"\bmanager\b|\breports to\b|\bboss\b|\bvorgesetzte|\bchef(fe)? est\b|\bjefe\b",
          "manager"),
         (r"\b(speaks?|speaking|fluent in|native language)\b|\bspricht\b|\bparle\b|\bhabla\b",
@@ -128,8 +130,6 @@ _INFER: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\b(react|vue|angular|svelte|next\.js)\b", "frontend_framework"),
         (r"\b(vegetarian|vegan|pescatarian|keto)\b", "diet"),
         (r"\btime ?zone\b|\bUTC[+-]", "timezone"),
-        (r"\b(job title|works as|is an? (senior |junior |staff |lead )?\w+ (engineer|developer|"
-         r"designer|manager|analyst)|role)\b", "role"),
     )
 )  # fmt: skip
 

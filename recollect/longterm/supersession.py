@@ -77,7 +77,7 @@ def normalise(text: str) -> str:
 
 
 _CHANGE = re.compile(
-    r"\b(no longer|not any ?more|stopped|quit|switched|changed|moved (away )?from|replaced|"
+    r"\b(no longer|any ?more|stopped|quit|switched|changed|moved (away )?from|replaced|"
     r"instead of|rather than|gave up|dropped|outgrew|used to|formerly|previously|ex-|"
     r"nicht mehr|kein\w* .*\bmehr|gewechselt|statt|anstatt|ne \w+ plus|n'\w+ plus|"
     r"au lieu de|a arrêté|ya no|dejó de|en lugar de|en vez de|cambió)",

@@ -87,3 +87,11 @@ def test_subjects_are_normalised_and_inferred() -> None:
     assert not is_multi_valued("favourite_language", FactCategory.PREFERENCE)
     assert not is_multi_valued("frontend_framework", FactCategory.TECHNICAL_STACK)
     assert is_multi_valued(None, FactCategory.CONSTRAINT)
+
+
+def test_a_job_title_naming_a_manager_is_a_role_and_anymore_ends_a_value() -> None:
+    assert infer_subject("Works as an engineering manager now", FactCategory.BIOGRAPHICAL) == "role"
+    assert infer_subject("Tom is the user's manager", FactCategory.BIOGRAPHICAL) == "manager"
+    cats = n("1", "Allergic to cats", "allergy", 0.9)
+    d = decide("Not allergic to cats anymore", "allergy", [cats], multi_valued=True)
+    assert d.supersede == ("1",)
