@@ -18,7 +18,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
-from graphs.tools import AGENT_TOOLS, tool_node
+from graphs.tools import AGENT_TOOLS, memory_tools, tool_node
 from nodes.call_model import make_call_model
 from nodes.extract import extract
 from nodes.recall import MemorySource, RecallNode
@@ -53,11 +53,12 @@ AgentBuilder = StateGraph[AgentState, Context, AgentInput, AgentState]
 
 
 def build(memory: MemorySource, tools: Sequence[BaseTool] = AGENT_TOOLS) -> AgentBuilder:
-    """The agent's nodes and edges, with recall bound to `memory` (None: no long-term memory)
-    and `tools` for the model to call."""
+    """The agent's nodes and edges, with recall and the memory tools bound to `memory` (None:
+    no long-term memory, and no memory tools) beside `tools` for the model to call."""
     graph_builder: AgentBuilder = StateGraph(
         AgentState, context_schema=Context, input_schema=AgentInput
     )
+    tools = [*tools, *memory_tools(memory)]
     graph_builder.add_node("recall", RecallNode(memory))
     graph_builder.add_node("trim", trim)
     graph_builder.add_node("call_model", make_call_model(tools))

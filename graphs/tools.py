@@ -14,15 +14,23 @@ checkpointed and waiting for a reviewer — there is no window in which it exist
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
+import psycopg
 from langchain_core.tools import BaseTool, tool
 from langgraph.prebuilt import ToolNode, ToolRuntime
 
 from graphs.approvals import process_approvals
 from nodes.context import context_of
+from nodes.recall import MemorySource
 from recollect.approvals.errors import WorkflowNotFoundError
+from recollect.extraction.direct import forget_now, remember_now
+from recollect.longterm.facts import LongTermMemory
 from recollect.store.errors import RecollectError
+from recollect.store.scope import Scope
 from state.context import Context
+
+SEARCH_LIMIT = 8
 
 
 @tool
@@ -107,3 +115,88 @@ def tool_node(tools: Sequence[BaseTool] = AGENT_TOOLS) -> ToolNode:
     """The `tools` step: every exception a tool raises comes back to the model as an error
     result (bad arguments included), so one failure never leaves a call without a result."""
     return ToolNode(list(tools), handle_tool_errors=tool_error)
+
+
+def _moment(text: str | None) -> datetime | None:
+    """An ISO date or time; a date without a zone is read as UTC."""
+    if not text or not text.strip():
+        return None
+    moment = datetime.fromisoformat(text.strip())
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def memory_tools(source: MemorySource) -> list[BaseTool]:
+    """`search_memory`, `remember` and `forget_memory` over the graph's long-term memory (the
+    pattern where the agent manages its own memory); none without one. Every call is scoped to
+    the conversation's user, and `remember` goes through extraction's screening and redaction."""
+    if source is None:
+        return []
+
+    def engine() -> LongTermMemory | None:
+        return source() if callable(source) else source
+
+    def user(runtime: ToolRuntime[Context]) -> Scope:
+        ctx = context_of(runtime)
+        return Scope.for_user(ctx.org_id, ctx.user_id)
+
+    @tool
+    def search_memory(query: str, runtime: ToolRuntime[Context], as_of: str | None = None) -> str:
+        """Search what is remembered about the user, best first, each with its id and date.
+
+        Args:
+            query: what to look for, in the user's words.
+            as_of: an ISO date (e.g. "2025-06-01") to see what was true then instead of now.
+        """
+        memory = engine()
+        if memory is None:
+            return "Long-term memory is not available."
+        try:
+            found = memory.recall(user(runtime), query, k=SEARCH_LIMIT, as_of=_moment(as_of))
+        except ValueError as exc:
+            return f"The search was not run: {exc}"
+        except (psycopg.Error, RecollectError) as exc:
+            return f"Memory is unavailable right now: {exc}"
+        if not found.facts:
+            return "Nothing remembered matches."
+        return "\n".join(
+            f"- [{r.fact.id}] ({r.fact.learned_at:%Y-%m-%d}) {r.fact.text}" for r in found.facts
+        )
+
+    @tool
+    def remember(text: str, category: str, runtime: ToolRuntime[Context]) -> str:
+        """Keep a durable fact about the user for future conversations.
+
+        Args:
+            text: the fact as a short third-person statement (e.g. "Allergic to peanuts").
+            category: preference, biographical, constraint, goal or technical_stack.
+        """
+        memory = engine()
+        if memory is None:
+            return "Long-term memory is not available."
+        try:
+            kept = remember_now(memory, user(runtime), text, category)
+        except (psycopg.Error, RecollectError) as exc:
+            return f"Not remembered: memory is unavailable right now ({exc})."
+        if not kept.stored:
+            return f"Not remembered: {'; '.join(kept.reasons)}."
+        return f"Remembered [{kept.fact_id}]: {kept.text}"
+
+    @tool
+    def forget_memory(id: str, runtime: ToolRuntime[Context]) -> str:
+        """Forget one remembered fact of the user by the id `search_memory` showed.
+
+        Args:
+            id: the fact's id, as shown in square brackets.
+        """
+        memory = engine()
+        if memory is None:
+            return "Long-term memory is not available."
+        try:
+            forgotten = forget_now(memory, user(runtime), id)
+        except (psycopg.Error, RecollectError) as exc:
+            return f"Nothing was forgotten: memory is unavailable right now ({exc})."
+        if not forgotten:
+            return f"No remembered fact {id!r} of this user was found."
+        return f"Forgotten: {id}."
+
+    return [search_memory, remember, forget_memory]

@@ -89,7 +89,7 @@ SESSIONS: tuple[Session, ...] = (
         "Session 3: a new thread, long-term memory only",
         (
             "Which frontend framework are we on, and how do we deploy?",
-            "Remember what we discussed about upgrading React?",
+            "Do you recall what we discussed about upgrading React?",
         ),
         new_thread=True,
     ),

@@ -36,7 +36,16 @@ the user; when it is, its confidence is no higher than its sources justify;
 Write each fact as a short third-person statement ("Prefers TypeScript"). Allowed categories: \
 {categories}. Give a confidence from 0 to 1 (1 = stated plainly by the user; lower when inferred \
 or hedged) and the ids, shown in square brackets, of the messages that support it. An empty \
-list is the right answer when nothing durable was said."""
+list is the right answer when nothing durable was said.
+
+Give each fact a short snake_case `subject` (what it is about: "location", "manager", \
+"allergy", "language", "tool"). Decide against what is already known (listed with ids): \
+`action` "add" for something new, including one more value of a list (another allergy, \
+language, tool or team member never replaces the others); "update", with the known fact's id \
+in `updates`, when the user changed or retracted it (moved, switched, no longer); "none" when \
+a known fact already says it."""
+
+KNOWN_FACTS_HEADER = "Already known about the user (id, category, subject: text):"
 
 
 class ExtractionError(RecollectError):
@@ -52,15 +61,29 @@ class TranscriptLine:
     content: str
 
 
+@dataclass(frozen=True)
+class KnownFact:
+    """A stored fact the extractor is shown, so it can say update or nothing instead of add."""
+
+    id: str
+    category: str
+    subject: str | None
+    text: str
+
+
 def extraction_messages(
-    lines: Sequence[TranscriptLine], categories: Iterable[str]
+    lines: Sequence[TranscriptLine],
+    categories: Iterable[str],
+    known: Sequence[KnownFact] = (),
 ) -> list[BaseMessage]:
-    """The system instructions, then the excerpt with each message's id."""
+    """The system instructions, what is already known (with ids), then the excerpt."""
     allowed = ", ".join(sorted(categories))
     excerpt = "\n".join(f"[{line.message_id}] {line.role}: {line.content}" for line in lines)
+    listed = "\n".join(f"- {k.id} ({k.category}, {k.subject or '-'}): {k.text}" for k in known)
+    context = f"{KNOWN_FACTS_HEADER}\n{listed or '(nothing yet)'}\n\n"
     return [
         SystemMessage(content=EXTRACTION_PROMPT.format(categories=allowed)),
-        HumanMessage(content=f"Conversation excerpt:\n{excerpt}"),
+        HumanMessage(content=f"{context}Conversation excerpt:\n{excerpt}"),
     ]
 
 
@@ -70,18 +93,24 @@ def extract_facts(
     categories: Iterable[str],
     *,
     timeout_s: float,
+    known: Sequence[KnownFact] = (),
 ) -> list[ExtractedFact]:
     """Candidate facts for `lines`; source ids outside the batch are dropped, and a fact that
-    names none is attributed to the batch's user messages."""
+    names none is attributed to the batch's user messages. An update naming an id that was not
+    shown becomes an addition (the write path's own rule then decides)."""
     bound = model.bind_tools([ExtractionResult], tool_choice=EXTRACTION_TOOL, timeout=timeout_s)
-    reply = bound.invoke(extraction_messages(lines, categories))
+    reply = bound.invoke(extraction_messages(lines, categories, known))
     result = parse_reply(reply)
-    known = {line.message_id for line in lines}
+    batch = {line.message_id for line in lines}
     fallback = [line.message_id for line in lines if line.role == "user"]
+    shown = {k.id for k in known}
     facts = []
     for fact in result.facts:
-        sources = [source for source in fact.source_message_ids if source in known]
-        facts.append(fact.model_copy(update={"source_message_ids": sources or fallback}))
+        sources = [source for source in fact.source_message_ids if source in batch]
+        update: dict[str, object] = {"source_message_ids": sources or fallback}
+        if fact.action == "update" and fact.updates not in shown:
+            update |= {"action": "add", "updates": None}
+        facts.append(fact.model_copy(update=update))
     return facts
 
 

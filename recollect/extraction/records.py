@@ -32,6 +32,24 @@ class ExtractedFact(BaseModel):
     source_message_ids: list[str] = Field(
         default_factory=list, description="Ids (in square brackets) of the supporting messages."
     )
+    action: str = Field(
+        default="add",
+        description=(
+            "'add' for a new fact (also one more value of a list, e.g. another allergy); "
+            "'update' when it replaces a known fact (give its id in `updates`); 'none' when a "
+            "known fact already says it."
+        ),
+    )
+    updates: str | None = Field(
+        default=None, description="With action 'update': the id of the known fact it replaces."
+    )
+
+    @field_validator("action")
+    @classmethod
+    def _fold_action(cls, value: str) -> str:
+        """Anything but a clear update or no-op is an addition: adding loses nothing."""
+        folded = value.strip().lower()
+        return folded if folded in ("update", "none") else "add"
 
     @field_validator("category")
     @classmethod

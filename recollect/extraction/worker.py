@@ -14,7 +14,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from psycopg import Connection
@@ -22,7 +22,7 @@ from psycopg_pool import ConnectionPool
 
 from recollect.extraction import queue as jobs
 from recollect.extraction.episodes import SessionReader, end_idle_sessions
-from recollect.extraction.extractor import TranscriptLine, extract_facts
+from recollect.extraction.extractor import KnownFact, TranscriptLine, extract_facts
 from recollect.extraction.fact_writer import EngineWriter, FactWriter
 from recollect.extraction.failures import unfixable
 from recollect.extraction.offline_extractor import offline_facts
@@ -32,6 +32,7 @@ from recollect.extraction.validation import FactScreen, ValidationPolicy
 from recollect.longterm.configured import configured_memory
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewFact
+from recollect.longterm.subjects import normalise_subject
 from recollect.models.factory import OFFLINE_MODEL, chat_model, resolve_model_name
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
@@ -73,6 +74,8 @@ VALUES (%(org_id)s, %(user_id)s, %(session_id)s, %(thread_id)s, %(job_id)s, %(te
 """
 
 MAX_MESSAGES_PER_JOB = 200
+MAX_RELATED_QUERY_CHARS = 2000
+"""The user's words that pick the known facts an extraction call sees (recall's query)."""
 PRUNE_EVERY_S = 3600.0
 SWEEP_EVERY_S = 30.0
 
@@ -241,7 +244,13 @@ class Worker:
         elif lines:
             categories = [c.value for c in self.policy.categories]
             model = chat_model(job.model)
-            facts = extract_facts(model, lines, categories, timeout_s=self.settings.timeout_s)
+            facts = extract_facts(
+                model,
+                lines,
+                categories,
+                timeout_s=self.settings.timeout_s,
+                known=self._known(job, lines),
+            )
         with scoped(self.pool, job.scope) as conn:
             outcome = self._store(conn, job, facts, [line.message_id for line in lines])
             if not jobs.finish(conn, job, outcome.stored + outcome.review):
@@ -254,6 +263,17 @@ class Worker:
             outcome.rejected,
         )
         return outcome
+
+    def _known(self, job: jobs.Job, lines: list[TranscriptLine]) -> list[KnownFact]:
+        """What the user's memory already holds on what was said, by similarity and subject."""
+        assert self.memory is not None
+        said = " ".join(line.content for line in lines if line.role == "user")
+        try:
+            stored = self.memory.related(job.scope, said[:MAX_RELATED_QUERY_CHARS])
+        except Exception as exc:  # without context the write path's own rule still decides
+            log.warning("memory job %s: known facts unavailable (%s)", job.id, exc)
+            return []
+        return [KnownFact(f.id, f.category.value, f.subject, f.text) for f in stored]
 
     def _store(
         self, conn: Connection[Any], job: jobs.Job, facts: list[ExtractedFact], ids: list[str]
@@ -268,7 +288,9 @@ class Worker:
             verdict = screen.check(fact.text, fact.category)
             status = "rejected"
             fact_id: str | None = None
-            if verdict.accepted and fact.confidence >= job.min_confidence:
+            if verdict.accepted and fact.action == "none":
+                verdict = replace(verdict, reasons=(*verdict.reasons, "already known"))
+            elif verdict.accepted and fact.confidence >= job.min_confidence:
                 status = "stored"
                 assert self.writer is not None
                 fact_id = self.writer.remember(conn, job.scope, _new_fact(fact, verdict.text))
@@ -368,10 +390,7 @@ def _scope_params(job: jobs.Job) -> dict[str, Any]:
 
 
 def _subject(raw: str | None) -> str | None:
-    if not raw:
-        return None
-    key = "_".join(raw.strip().lower().replace("-", " ").split())
-    return key[:200] or None
+    return normalise_subject(raw)
 
 
 def _new_fact(fact: ExtractedFact, text: str) -> NewFact:
@@ -381,6 +400,7 @@ def _new_fact(fact: ExtractedFact, text: str) -> NewFact:
         subject=_subject(fact.subject),
         confidence=fact.confidence,
         source_ids=tuple(fact.source_message_ids),
+        replaces=(fact.updates,) if fact.action == "update" and fact.updates else (),
     )
 
 

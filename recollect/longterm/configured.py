@@ -1,12 +1,18 @@
-"""The configured long-term memory engine: embedder and reranker as the environment names them.
+"""The configured long-term memory engine: embedder, reranker and supersession judge as the
+environment names them.
 
-Every entry point (the graph's process engine, `recollect chat`, `recollect demo`) builds its
-engine here, so one setting (`RECOLLECT_EMBEDDINGS`, `RECOLLECT_RERANKER`) changes them all
-alike. Models are cached per process by their factories: building a second engine is cheap.
+Every entry point (the graph's process engine, the background worker, `recollect chat`,
+`recollect demo`) builds its engine here, so one setting (`RECOLLECT_EMBEDDINGS`,
+`RECOLLECT_RERANKER`, the chat model) changes them all alike. Whenever a chat model is
+configured (`OPENAI_API_KEY`, `OPENAI_BASE_URL` or `RECOLLECT_MODEL`), it judges the
+contradictions the cheap rule cannot place; offline, the rule decides alone
+(`RECOLLECT_JUDGE=none` turns the model judge off). Models are cached per process by their
+factories: building a second engine is cheap.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from typing import Any
 
@@ -16,17 +22,39 @@ from recollect.longterm.embeddings import init_embeddings
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.recipe import RecallRecipe
 from recollect.longterm.rerankers import load_reranker
+from recollect.longterm.supersession import ContradictionJudge, ModelJudge
+from recollect.models.factory import OFFLINE_MODEL, chat_model, resolve_model_name
+
+JUDGE_ENV = "RECOLLECT_JUDGE"
 
 DEFAULT_RERANK_LIMIT = 40
 """How many fused candidates a configured reranker re-scores (measured in `bench.locomo`)."""
 
 
+def configured_judge() -> ContradictionJudge | None:
+    """The configured chat model as supersession judge; None offline (the rule decides)."""
+    choice = os.environ.get(JUDGE_ENV, "").strip()
+    if choice == "none":
+        return None
+    name = resolve_model_name(choice)
+    if name == OFFLINE_MODEL:
+        return None
+    return ModelJudge(chat_model(name))
+
+
 def configured_memory(
     pool: ConnectionPool[Any], *, recipe: RecallRecipe | None = None
 ) -> LongTermMemory:
-    """A `LongTermMemory` over `pool` with the configured embedder (None: lexical recall)."""
+    """A `LongTermMemory` over `pool` with the configured embedder (None: lexical recall),
+    reranker and judge."""
     reranker = load_reranker()
     chosen = recipe or RecallRecipe()
     if reranker is not None and chosen.rerank_limit == 0:
         chosen = replace(chosen, rerank_limit=DEFAULT_RERANK_LIMIT)
-    return LongTermMemory(pool, embedder=init_embeddings(), recipe=chosen, reranker=reranker)
+    return LongTermMemory(
+        pool,
+        embedder=init_embeddings(),
+        recipe=chosen,
+        reranker=reranker,
+        judge=configured_judge(),
+    )

@@ -34,12 +34,20 @@ _READ_SCOPE = {
         " AND (session_id IS NULL OR session_id = %(session_id)s)"
     ),
 }
-LIVE = "superseded_by IS NULL AND deleted_at IS NULL"
+LIVE = "superseded_by IS NULL AND deleted_at IS NULL AND valid_to IS NULL"
+"""True now: not replaced, not deleted, not ended (a fact whose successor was purged keeps its
+`valid_to` and stays history)."""
+AS_OF = (
+    "deleted_at IS NULL AND learned_at <= %(as_of)s AND (valid_to IS NULL OR valid_to > %(as_of)s)"
+    " AND (superseded_by IS NULL OR valid_to IS NOT NULL)"
+)
+"""True at `as_of`: learned by then and not yet replaced; a merged duplicate (superseded
+without an end) is never shown twice."""
 
 FACT_COLUMNS = (
     "id::text AS id, org_id, user_id, session_id, category, subject, text, confidence, "
     "source_ids, learned_at, last_reinforced_at, superseded_by::text AS superseded_by, "
-    "deleted_at, metadata"
+    "deleted_at, valid_to, metadata"
 )
 
 OR_QUERY = """(
@@ -70,7 +78,8 @@ SELECT {FACT_COLUMNS},
             THEN 1 - (embedding <=> %(vector)s::vector) END AS similarity
 FROM facts
 WHERE {{scope}} AND {LIVE}
-  AND ((subject IS NOT NULL AND subject = %(subject)s) OR lower(text) = lower(%(text)s))
+  AND ((subject IS NOT NULL AND subject = %(subject)s) OR lower(text) = lower(%(text)s)
+       OR id = ANY(%(replaces)s::uuid[]))
 ORDER BY learned_at DESC
 LIMIT 20
 """,
@@ -81,7 +90,7 @@ NEAREST_DENSE = _by_kind(
     f"""
 SELECT {FACT_COLUMNS}, 1 - (embedding <=> %(vector)s::vector) AS similarity
 FROM facts
-WHERE {{scope}} AND {LIVE} AND category = %(category)s
+WHERE {{scope}} AND {LIVE}
   AND embedding IS NOT NULL AND vector_dims(embedding) = %(dim)s
 ORDER BY similarity DESC
 LIMIT %(limit)s
@@ -93,7 +102,7 @@ NEAREST_LEXICAL = _by_kind(
     f"""
 SELECT {FACT_COLUMNS}, NULL::float8 AS similarity
 FROM facts, (SELECT {OR_QUERY} AS q) AS terms
-WHERE {{scope}} AND {LIVE} AND category = %(category)s AND {TENANT_MATCH}
+WHERE {{scope}} AND {LIVE} AND {TENANT_MATCH}
 ORDER BY ts_rank_cd(search, q) DESC
 LIMIT %(limit)s
 """,
@@ -102,18 +111,18 @@ LIMIT %(limit)s
 
 INSERT_FACT = f"""
 INSERT INTO facts (org_id, user_id, session_id, category, subject, text, confidence, source_ids,
-                   learned_at, last_reinforced_at, superseded_by, superseded_at, embedding,
-                   metadata)
+                   learned_at, last_reinforced_at, superseded_by, superseded_at, valid_to,
+                   embedding, metadata)
 VALUES (%(org_id)s, %(user_id)s, %(session_id)s, %(category)s, %(subject)s, %(text)s,
         %(confidence)s, %(source_ids)s, %(learned_at)s, %(learned_at)s,
         %(superseded_by)s::uuid, CASE WHEN %(superseded_by)s::uuid IS NULL THEN NULL ELSE now() END,
-        %(vector)s::vector, %(metadata)s)
+        %(valid_to)s, %(vector)s::vector, %(metadata)s)
 RETURNING {FACT_COLUMNS}
 """
 
 SUPERSEDE = _by_kind(
     """
-UPDATE facts SET superseded_by = %(new_id)s::uuid, superseded_at = now()
+UPDATE facts SET superseded_by = %(new_id)s::uuid, superseded_at = now(), valid_to = %(valid_to)s
 WHERE {scope} AND id = ANY(%(ids)s::uuid[]) AND superseded_by IS NULL
 """,
     _WRITE_SCOPE,
@@ -141,8 +150,19 @@ FORGET = _by_kind(
 LIST_FACTS = _by_kind(
     f"""
 SELECT {FACT_COLUMNS} FROM facts
-WHERE {{scope}} AND deleted_at IS NULL AND (%(include_superseded)s OR superseded_by IS NULL)
+WHERE {{scope}} AND deleted_at IS NULL
+  AND (%(include_superseded)s OR (superseded_by IS NULL AND valid_to IS NULL))
 ORDER BY learned_at, id
+""",
+    _READ_SCOPE,
+)
+
+WITH_SUBJECT = _by_kind(
+    f"""
+SELECT {FACT_COLUMNS} FROM facts
+WHERE {{scope}} AND {LIVE} AND subject IS NOT NULL
+ORDER BY last_reinforced_at DESC, id
+LIMIT %(limit)s
 """,
     _READ_SCOPE,
 )
@@ -173,7 +193,8 @@ COPY_FACT_TYPES = (
 _EPISODE_AS_FACT = (
     "id::text AS id, org_id, user_id, session_id, 'event' AS category, NULL::text AS subject, "
     "summary AS text, 1.0::real AS confidence, source_ids, occurred_at AS learned_at, "
-    "occurred_at AS last_reinforced_at, NULL::text AS superseded_by, deleted_at, metadata"
+    "occurred_at AS last_reinforced_at, NULL::text AS superseded_by, deleted_at, "
+    "NULL::timestamptz AS valid_to, metadata"
 )
 """Episodes rank like events that are as certain as the record of them."""
 
@@ -181,7 +202,7 @@ _DENSE = f"""
 (WITH top AS (
     SELECT id, 1 - (embedding <=> %(vector)s::vector) AS similarity
     FROM facts
-    WHERE {{scope}} AND {LIVE} AND {{dims}} AND vector_dims(embedding) = %(dim)s
+    WHERE {{scope}} AND {{live}} AND {{dims}} AND vector_dims(embedding) = %(dim)s
     ORDER BY similarity DESC
     LIMIT %(dense_limit)s
 )
@@ -190,7 +211,7 @@ FROM top JOIN facts USING (id))
 UNION ALL
 (SELECT 'episode' AS kind, {_EPISODE_AS_FACT}, 1 - (embedding <=> %(vector)s::vector) AS similarity
 FROM episodes
-WHERE {{scope}} AND deleted_at IS NULL AND embedding IS NOT NULL
+WHERE {{scope}} AND deleted_at IS NULL AND embedding IS NOT NULL {{episode_time}}
   AND vector_dims(embedding) = %(dim)s
 ORDER BY similarity DESC
 LIMIT %(dense_limit)s)
@@ -199,33 +220,52 @@ LIMIT %(dense_limit)s)
 column of every scanned row cost more than the distances themselves. Episodes ride along in
 the same statement (one statement per method: each one costs a round of planning)."""
 
+_EPISODE_AS_OF = "AND occurred_at <= %(as_of)s"
+
 DENSE = {
-    kind: _DENSE.format(scope=clause, dims=f"vector_dims(embedding) <= {COVERED_MAX_DIM}")
+    kind: _DENSE.format(
+        scope=clause,
+        live=LIVE,
+        dims=f"vector_dims(embedding) <= {COVERED_MAX_DIM}",
+        episode_time="",
+    )
     for kind, clause in _READ_SCOPE.items()
 }
 """Embeddings the covering index holds: an index-only scan."""
 DENSE_WIDE = {
-    kind: _DENSE.format(scope=clause, dims="embedding IS NOT NULL")
+    kind: _DENSE.format(scope=clause, live=LIVE, dims="embedding IS NOT NULL", episode_time="")
     for kind, clause in _READ_SCOPE.items()
 }
 """Embeddings too large for the covering index: a scan of the user's heap rows."""
+DENSE_AS_OF = {
+    kind: _DENSE.format(
+        scope=clause, live=AS_OF, dims="embedding IS NOT NULL", episode_time=_EPISODE_AS_OF
+    )
+    for kind, clause in _READ_SCOPE.items()
+}
+"""What was true at `%(as_of)s`: history is not in the covering index, so a heap scan."""
 
-LEXICAL = _by_kind(
-    f"""
+_LEXICAL = f"""
 (SELECT 'fact' AS kind, {FACT_COLUMNS}, ts_rank_cd(search, q) AS lexical_score
 FROM facts, (SELECT {OR_QUERY} AS q) AS terms
-WHERE {{scope}} AND {LIVE} AND {TENANT_MATCH}
+WHERE {{scope}} AND {{live}} AND {TENANT_MATCH}
 ORDER BY lexical_score DESC
 LIMIT %(lexical_limit)s)
 UNION ALL
 (SELECT 'episode' AS kind, {_EPISODE_AS_FACT}, ts_rank_cd(search, q) AS lexical_score
 FROM episodes, (SELECT {OR_QUERY} AS q) AS terms
-WHERE {{scope}} AND deleted_at IS NULL AND {TENANT_MATCH}
+WHERE {{scope}} AND deleted_at IS NULL AND {TENANT_MATCH} {{episode_time}}
 ORDER BY lexical_score DESC
 LIMIT %(lexical_limit)s)
-""",
-    _READ_SCOPE,
-)
+"""
+LEXICAL = {
+    kind: _LEXICAL.format(scope=clause, live=LIVE, episode_time="")
+    for kind, clause in _READ_SCOPE.items()
+}
+LEXICAL_AS_OF = {
+    kind: _LEXICAL.format(scope=clause, live=AS_OF, episode_time=_EPISODE_AS_OF)
+    for kind, clause in _READ_SCOPE.items()
+}
 
 INSERT_EPISODE = """
 INSERT INTO episodes (org_id, user_id, session_id, summary, occurred_at, source_ids, embedding,

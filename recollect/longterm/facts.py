@@ -7,6 +7,7 @@ The read path lives in `recollect.longterm.recall`; `LongTermMemory.recall` is i
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -37,6 +38,7 @@ from recollect.longterm.records import (
     StoredFact,
 )
 from recollect.longterm.rerankers import Reranker, rerank_text
+from recollect.longterm.subjects import infer_subject, is_multi_valued, normalise_subject
 from recollect.longterm.supersession import ContradictionJudge, Neighbour, decide
 from recollect.longterm.vectors import Vector, VectorTypes, checked, embed_texts, literal
 from recollect.store.schema.long_term import MAX_ID_LENGTH
@@ -46,6 +48,8 @@ from recollect.store.tenancy import scoped
 REINFORCEMENT_GAIN = 0.5
 """Share of the new fact's confidence that closes the gap to 1 on each reinforcement."""
 INGEST_BATCH = 5000
+RELATED_LIMIT = 20
+"""How many known facts an extraction call is shown (its prompt grows with each)."""
 
 log = logging.getLogger(__name__)
 
@@ -169,14 +173,24 @@ class LongTermMemory:
         if vector is None:
             vector = embed_texts(self.embedder, [text])[0]
         self._warm([rerank_text(text, learned_at)])
+        subject = normalise_subject(fact.subject) or infer_subject(text, fact.category)
+        fact = fact.model_copy(update={"subject": subject})
+        replaces = [i for i in fact.replaces if _is_uuid(i)]
         conn.execute(sql.LOCK_USER, params)
-        rows = self._neighbours(conn, scope, params, text, fact, vector)
+        rows = self._neighbours(conn, scope, params, text, fact, vector, replaces)
+        chosen = [r for r in rows if r["id"] in replaces]
+        rows = [r for r in rows if r["id"] not in replaces]
         decision = decide(
             text,
-            fact.subject,
-            [Neighbour(r["id"], r["text"], r["subject"], r["similarity"]) for r in rows],
+            subject,
+            [
+                Neighbour(r["id"], r["text"], normalise_subject(r["subject"]), r["similarity"])
+                for r in rows
+            ],
+            multi_valued=is_multi_valued(subject, fact.category),
             near_duplicate=self.near_duplicate,
         )
+        rows += chosen
         if decision.reinforce is not None:
             row = conn.execute(
                 sql.REINFORCE[scope.kind],
@@ -191,8 +205,8 @@ class LongTermMemory:
             return RememberResult(
                 action=RememberAction.REINFORCED, fact=StoredFact.model_validate(row)
             )
-        contradicted = list(decision.supersede)
-        decided_by = "rule"
+        contradicted = list(dict.fromkeys([*decision.supersede, *(r["id"] for r in chosen)]))
+        decided_by = "extractor" if chosen else "rule"
         if not contradicted and decision.ask and self.judge is not None:
             contradicted = [n.id for n in decision.ask if self.judge.contradicts(n.text, text)]
             decided_by = "model"
@@ -207,9 +221,11 @@ class LongTermMemory:
         text: str,
         fact: NewFact,
         vector: list[float] | None,
+        replaces: Sequence[str] = (),
     ) -> list[dict[str, Any]]:
         query = {
             **params,
+            "replaces": list(replaces),
             "subject": fact.subject,
             "text": text,
             "category": fact.category,
@@ -245,7 +261,7 @@ class LongTermMemory:
             (by_id[i] for i in contradicted if by_id[i]["learned_at"] > learned_at),
             key=lambda r: r["learned_at"],
         )
-        stale_under = newer[-1]["id"] if newer else None
+        stale_under = newer[0]["id"] if newer else None
         older = [i for i in contradicted if by_id[i]["learned_at"] <= learned_at]
         row = conn.execute(
             sql.INSERT_FACT,
@@ -258,13 +274,17 @@ class LongTermMemory:
                 "source_ids": list(fact.source_ids),
                 "learned_at": learned_at,
                 "superseded_by": stale_under,
+                "valid_to": newer[0]["learned_at"] if newer else None,
                 "vector": literal(vector) if vector is not None else None,
                 "metadata": Jsonb(fact.metadata),
             },
         ).fetchone()
         stored = StoredFact.model_validate(row)
         if older:
-            conn.execute(sql.SUPERSEDE[scope.kind], {**params, "new_id": stored.id, "ids": older})
+            conn.execute(
+                sql.SUPERSEDE[scope.kind],
+                {**params, "new_id": stored.id, "ids": older, "valid_to": learned_at},
+            )
         if stale_under is not None:
             action = RememberAction.INSERTED_STALE
         elif older:
@@ -309,7 +329,7 @@ class LongTermMemory:
                 params["user_id"],
                 params["session_id"],
                 str(fact.category),
-                fact.subject,
+                normalise_subject(fact.subject),
                 text,
                 fact.confidence,
                 list(fact.source_ids),
@@ -348,6 +368,19 @@ class LongTermMemory:
         with scoped(self.pool, scope) as conn:
             rows = conn.execute(sql.LIST_FACTS[scope.kind], params).fetchall()
         return [StoredFact.model_validate(r) for r in rows]
+
+    def related(self, scope: Scope, text: str, *, limit: int = RELATED_LIMIT) -> list[StoredFact]:
+        """The live facts a writer should see before deciding about `text`: those recall finds
+        for it, then the most recently confirmed facts that have a subject."""
+        scope_params(scope)
+        found = [r.fact for r in self.recall(scope, text, k=limit).facts] if text.strip() else []
+        with scoped(self.pool, scope) as conn:
+            rows = conn.execute(
+                sql.WITH_SUBJECT[scope.kind], {**scope_params(scope), "limit": limit}
+            ).fetchall()
+        seen = {f.id for f in found}
+        found += [f for f in map(StoredFact.model_validate, rows) if f.id not in seen]
+        return found[:limit]
 
     def set_profile(self, scope: Scope, entries: Iterable[ProfileEntry]) -> None:
         """Set profile fields by hand (each entry replaces its field): recalled on every turn."""
@@ -428,9 +461,12 @@ class LongTermMemory:
         now: datetime | None = None,
         query_embedding: Sequence[float] | None = None,
         recipe: RecallRecipe | None = None,
+        as_of: datetime | None = None,
     ) -> Recollection:
-        """The facts, profile and episodes that matter for `query`, best first, with scores."""
+        """The facts, profile and episodes that matter for `query`, best first, with scores.
+        `as_of`: what was true at that moment instead ("where did I live before?")."""
         scope_params(scope)
+        moment = aware(as_of, "as_of") if as_of is not None else None
         return recall_scope(
             self.pool,
             scope,
@@ -439,11 +475,20 @@ class LongTermMemory:
             embedder=self.embedder,
             k=k,
             token_budget=token_budget,
-            now=aware(now, "now"),
+            now=moment or aware(now, "now"),
+            as_of=moment,
             query_embedding=checked(query_embedding) if query_embedding is not None else None,
             vector_types=self._vector_types,
             reranker=self.reranker,
         )
+
+
+def _is_uuid(text: str) -> bool:
+    try:
+        uuid.UUID(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _as_vector(value: Sequence[float] | None) -> Vector | None:

@@ -73,8 +73,12 @@ def recall(
     query_embedding: Sequence[float] | None = None,
     vector_types: VectorTypes | None = None,
     reranker: Reranker | None = None,
+    as_of: datetime | None = None,
 ) -> Recollection:
     """Profile always, then the best facts and episodes within `k` and `token_budget`.
+
+    `as_of`: the facts that were true then (learned by then, not yet replaced), ranked as if
+    it were then; the profile is today's.
 
     The query vector travels in pgvector's binary form: formatting and parsing 384 floats as
     text cost more than the whole dense scan of a 100-fact user.
@@ -97,6 +101,7 @@ def recall(
         "query": query,
         "dense_limit": recipe.dense_limit,
         "lexical_limit": recipe.lexical_limit,
+        "as_of": as_of,
     }
     dense = vector is not None and Method.DENSE in recipe.methods
     lexical = bool(query.strip()) and Method.LEXICAL in recipe.methods
@@ -108,7 +113,9 @@ def recall(
         if dense:
             types.register(conn)  # outside the pipeline: the first call looks the type up
         with pipelined_scope(conn, scope):
-            results, profile = _candidate_rows(conn, scope, params, dense, lexical, covered)
+            results, profile = _candidate_rows(
+                conn, scope, params, dense, lexical, covered, as_of is not None
+            )
 
     fact_rows: dict[str, dict[str, Any]] = {}
     facts = _candidates(
@@ -213,17 +220,16 @@ def _candidate_rows(
     dense: bool,
     lexical: bool,
     covered: bool,
+    historical: bool = False,
 ) -> tuple[dict[tuple[str, Method], list[dict[str, Any]]], list[ProfileEntry]]:
     """Every candidate list and the profile, queued on the caller's pipeline, then fetched.
     The statements are prepared and run on generic plans (`sql.GENERIC_PLANS`)."""
     conn.execute(sql.GENERIC_PLANS)
     profile_cur = conn.execute(sql.PROFILE_READ, params, prepare=True)
-    dense_cur = (
-        conn.execute((sql.DENSE if covered else sql.DENSE_WIDE)[scope.kind], params, prepare=True)
-        if dense
-        else None
-    )
-    lexical_cur = conn.execute(sql.LEXICAL[scope.kind], params, prepare=True) if lexical else None
+    dense_sql = sql.DENSE_AS_OF if historical else sql.DENSE if covered else sql.DENSE_WIDE
+    lexical_sql = sql.LEXICAL_AS_OF if historical else sql.LEXICAL
+    dense_cur = conn.execute(dense_sql[scope.kind], params, prepare=True) if dense else None
+    lexical_cur = conn.execute(lexical_sql[scope.kind], params, prepare=True) if lexical else None
     profile = from_row(profile_cur.fetchone()).entries()
     dense_rows = dense_cur.fetchall() if dense_cur else []
     lexical_rows = lexical_cur.fetchall() if lexical_cur else []

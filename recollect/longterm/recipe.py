@@ -21,13 +21,16 @@ class Method(StrEnum):
 
 
 DEFAULT_HALF_LIVES_DAYS: dict[FactCategory, float | None] = {
-    FactCategory.PREFERENCE: None,  # preferences barely decay: no decay at all
+    FactCategory.PREFERENCE: None,  # a stated preference barely decays: no decay at all
     FactCategory.BIOGRAPHICAL: 3650.0,
-    FactCategory.TECHNICAL_STACK: 365.0,
-    FactCategory.CONSTRAINT: 180.0,
-    FactCategory.GOAL: 21.0,
+    FactCategory.TECHNICAL_STACK: 90.0,  # tools change over months (the React 16 -> 19 case)
+    FactCategory.CONSTRAINT: None,  # an allergy does not fade with time
+    FactCategory.GOAL: 21.0,  # a short-term goal is irrelevant within weeks
     FactCategory.EVENT: 365.0,
 }
+"""Recency half-lives per category. With 90 days for the technical stack, "uses React 16"
+(240 days old, confidence 0.9, first by relevance) ranks below "moved to React 19" (1 day old,
+confidence 0.7, second): 1.114 against 1.136 on the composite below."""
 
 
 @dataclass(frozen=True)

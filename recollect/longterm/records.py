@@ -31,13 +31,18 @@ class NewFact(BaseModel):
     text: str = Field(min_length=1, max_length=2000)
     category: FactCategory
     subject: str | None = Field(default=None, max_length=200)
-    """Normalised key (e.g. "frontend_framework"); same subject + different value supersedes."""
+    """What the fact is about (e.g. "frontend_framework"), normalised on write
+    (`recollect.longterm.subjects`); None lets the write path infer it from the wording. A new
+    value of a single-valued subject supersedes the old; a multi-valued one keeps both."""
     confidence: float = Field(default=0.8, ge=0.0, le=1.0)
     source_ids: tuple[str, ...] = ()
     """Message ids or external evidence ids the fact came from (provenance)."""
     learned_at: datetime | None = None
     """When the fact became true or was said; defaults to now."""
     metadata: dict[str, Any] = Field(default_factory=dict)
+    replaces: tuple[str, ...] = ()
+    """Ids of stored facts this one updates, when the caller already decided (an extractor
+    that saw them); ids that are not live facts of the scope are ignored."""
 
 
 class StoredFact(BaseModel):
@@ -58,7 +63,14 @@ class StoredFact(BaseModel):
     last_reinforced_at: datetime
     superseded_by: str | None = None
     deleted_at: datetime | None = None
+    valid_to: datetime | None = None
+    """When it stopped being true: its successor's `learned_at` (None while it holds)."""
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def valid_from(self) -> datetime:
+        """When it became true: the moment it was learned."""
+        return self.learned_at
 
 
 class RecalledFact(BaseModel):

@@ -1,10 +1,13 @@
 """Deciding, before a write, whether an offered fact repeats, replaces or joins what is known.
 
-The cheap rule runs first: identical wording reinforces; the same subject with another value
-supersedes; a repeat (an embedding within the embedder's near-duplicate threshold and words
-that add nothing: `recollect.longterm.duplicates`) reinforces. Only a related fact
-that the rule cannot place (no shared subject to compare) goes to a judge: a model's
-structured yes/no.
+The cheap rule runs first: identical wording reinforces; a repeat (an embedding within the
+embedder's near-duplicate threshold and words that add nothing: `recollect.longterm.duplicates`)
+reinforces; the same single-valued subject with another value supersedes; a retraction or
+switch that names an old value ("no longer", "switched from", "nicht mehr") supersedes that
+value. A value added to a multi-valued subject (allergies, languages, tools:
+`recollect.longterm.subjects`) never replaces the others. A related fact the rule cannot place
+(no subject, or another subject) goes to a judge: a model's structured yes/no, wired by default
+whenever a chat model is configured (`recollect.longterm.configured`).
 """
 
 from __future__ import annotations
@@ -19,7 +22,12 @@ from typing import Protocol
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from recollect.longterm.duplicates import UNKNOWN_EMBEDDER_SIMILARITY, is_repeat
+from recollect.longterm.duplicates import (
+    UNKNOWN_EMBEDDER_SIMILARITY,
+    content_words,
+    is_repeat,
+    names,
+)
 from recollect.longterm.duplicates import numbers as numbers  # part of this module's interface
 
 log = logging.getLogger(__name__)
@@ -68,18 +76,47 @@ def normalise(text: str) -> str:
     return _NON_WORD.sub(" ", text.lower()).strip()
 
 
+_CHANGE = re.compile(
+    r"\b(no longer|any ?more|stopped|quit|switched|changed|moved (away )?from|replaced|"
+    r"instead of|rather than|gave up|dropped|outgrew|used to|formerly|previously|ex-|"
+    r"nicht mehr|kein\w* .*\bmehr|gewechselt|statt|anstatt|ne \w+ plus|n'\w+ plus|"
+    r"au lieu de|a arrêté|ya no|dejó de|en lugar de|en vez de|cambió)",
+    re.IGNORECASE,
+)
+"""Words that say a value ended or was swapped: only these retract one value of a list."""
+_GENERIC = frozenset(
+    {"allerg", "allergic", "allergy", "speak", "speaks", "use", "like", "lov", "prefer",
+     "work", "liv", "drink", "team", "member", "know", "learn", "fluent", "intoleran",
+     "longer", "switch", "mov", "replac", "instead", "stopp", "chang", "from", "lik",
+     "spricht", "parle", "habla", "mehr", "plus", "nicht"}
+)  # fmt: skip
+"""Predicate stems shared by every value of a list; a retraction must name the value itself."""
+
+
+def retracts(new: str, old: str) -> bool:
+    """`new` ends or swaps out the value `old` states ("No longer allergic to peanuts" ends
+    "Allergic to peanuts"; "Allergic to shellfish" ends nothing)."""
+    if not _CHANGE.search(new):
+        return False
+    value = (content_words(old) | names(old)) - _GENERIC
+    return bool(value & content_words(new))
+
+
 def decide(
     text: str,
     subject: str | None,
     neighbours: Sequence[Neighbour],
     *,
+    multi_valued: bool = False,
     near_duplicate: float = NEAR_DUPLICATE_SIMILARITY,
     related: float = RELATED_SIMILARITY,
 ) -> Decision:
     """Apply the cheap rule to the neighbours the write path fetched.
 
     `near_duplicate` is the cosine from which a neighbour may be the same fact; the words
-    must agree as well (`recollect.longterm.duplicates.says_nothing_new`)."""
+    must agree as well (`recollect.longterm.duplicates.says_nothing_new`). On a multi-valued
+    subject a new value joins the others: only a retraction or switch that names an old
+    value (`retracts`) replaces it, and the judge is never asked about the list."""
     wording = normalise(text)
     for n in neighbours:
         if normalise(n.text) == wording:
@@ -93,15 +130,21 @@ def decide(
         repeated = next((n for n in same_subject if paraphrase(n)), None)
         if repeated is not None:
             return Decision(reinforce=repeated.id)
-        return Decision(supersede=tuple(dict.fromkeys(n.id for n in same_subject)))
+        if not multi_valued:
+            return Decision(supersede=tuple(dict.fromkeys(n.id for n in same_subject)))
     for n in neighbours:
         if paraphrase(n) and not (subject and n.subject and n.subject != subject):
             return Decision(reinforce=n.id)
+    ended = tuple(dict.fromkeys(n.id for n in neighbours if retracts(text, n.text)))
+    if ended:
+        return Decision(supersede=ended)
+    if multi_valued and subject:
+        return Decision()
     unplaceable = tuple(
         n
         for n in neighbours
-        if not (subject and n.subject)  # two subjects that differ already answer the question
-        and (n.similarity is None or n.similarity >= related)
+        if n.subject != subject or subject is None
+        if n.similarity is None or n.similarity >= related
     )
     return Decision(ask=unplaceable[:JUDGE_LIMIT])
 
@@ -124,7 +167,9 @@ JUDGE_PROMPT = (
     "Two statements about the same user were recorded at different times.\n"
     "Old: {old}\nNew: {new}\n"
     "Does the new statement make the old one no longer true (a changed value, a reversed "
-    "preference, a replaced tool)? Answer false if both can be true at once."
+    "preference, a replaced tool, a new home, a new manager)? Answer false if both can be "
+    "true at once: one more allergy, language, tool or team member adds to a list and "
+    "replaces nothing."
 )
 
 

@@ -36,7 +36,7 @@ MAINTENANCE_LOCK_KEY = 0x5245_4D54  # "REMT"
 DEFAULT_TTL_DAYS: Mapping[str, float | None] = {
     FactCategory.PREFERENCE: None,
     FactCategory.BIOGRAPHICAL: 365,
-    FactCategory.CONSTRAINT: 180,
+    FactCategory.CONSTRAINT: None,  # an allergy is not less true for being unrepeated
     FactCategory.GOAL: 30,
     FactCategory.TECHNICAL_STACK: None,
     FactCategory.EVENT: None,
@@ -61,15 +61,11 @@ WHERE superseded_by IS NULL AND deleted_at IS NULL AND session_id IS NULL
 RETURNING category
 """
 PURGE_EXPIRED = """
-WITH RECURSIVE doomed AS (
-    SELECT id FROM facts WHERE deleted_at < %(now)s - make_interval(secs => %(seconds)s)
-    UNION
-    SELECT f.id FROM facts f JOIN doomed d ON f.superseded_by = d.id
-)
-DELETE FROM facts WHERE id IN (SELECT id FROM doomed) RETURNING category
+DELETE FROM facts WHERE deleted_at < %(now)s - make_interval(secs => %(seconds)s)
+RETURNING category
 """
-"""A hard-deleted fact takes the history it superseded with it: otherwise `ON DELETE SET NULL`
-would bring the old versions back to life."""
+"""Only the deleted fact goes: the versions it superseded keep their `valid_to`, so they stay
+history (never live again) until their own retention ends them."""
 PURGE_OLD_SESSION_FACTS = """
 DELETE FROM facts
 WHERE session_id IS NOT NULL AND learned_at < %(now)s - make_interval(secs => %(seconds)s)
@@ -86,8 +82,8 @@ JOIN facts b
   ON a.org_id = b.org_id AND a.user_id = b.user_id
  AND a.session_id IS NOT DISTINCT FROM b.session_id
  AND a.category = b.category AND a.id < b.id
-WHERE a.superseded_by IS NULL AND a.deleted_at IS NULL
-  AND b.superseded_by IS NULL AND b.deleted_at IS NULL
+WHERE a.superseded_by IS NULL AND a.deleted_at IS NULL AND a.valid_to IS NULL
+  AND b.superseded_by IS NULL AND b.deleted_at IS NULL AND b.valid_to IS NULL
   AND a.embedding IS NOT NULL AND b.embedding IS NOT NULL
   AND vector_dims(a.embedding) = vector_dims(b.embedding)
   AND (a.subject IS NULL OR b.subject IS NULL OR a.subject = b.subject)

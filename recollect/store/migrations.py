@@ -36,6 +36,7 @@ from recollect.store.schema.memory_jobs import (
 from recollect.store.schema.org_facts import ORG_SHARED_FACTS_SQL
 from recollect.store.schema.profiles import PROFILE_DOCUMENTS
 from recollect.store.schema.sessions import SESSION_ENDS
+from recollect.store.schema.valid_time import VALID_TIME
 from recollect.store.server import (
     CONNECTION_KWARGS,
     check_reachable,
@@ -81,8 +82,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(11, "claim only jobs queued for the worker's models", CLAIM_JOB_FOR_MODELS_SQL),
     Migration(12, "approval decisions by reviewers only, visible by role", APPROVAL_AUTHORITY_SQL),
     Migration(13, "facts carry their author", AUTHORSHIP_SQL),
-    Migration(14, "checkpoints behind row-level security", CHECKPOINTS_BEHIND_RLS),
-    Migration(15, "definer functions: their own role, bounded arguments", DEFINERS_SQL),
+    Migration(14, "valid time of facts: valid_from and valid_to", VALID_TIME),
+    Migration(15, "checkpoints behind row-level security", CHECKPOINTS_BEHIND_RLS),
+    Migration(16, "definer functions: their own role, bounded arguments", DEFINERS_SQL),
 )
 
 

@@ -122,7 +122,9 @@ def test_a_turn_is_never_extracted_twice(
     counts = _rows(app, "SELECT reinforcement_count FROM facts ORDER BY learned_at")
     assert [r["reinforcement_count"] for r in counts] == [0, 0], "nothing was written twice"
     extraction_prompts = [r for r in scripted_llm.chat_requests if is_extraction(r)]
-    assert "I like tea" not in extraction_prompts[1]["messages"][-1]["content"]
+    known, excerpt = extraction_prompts[1]["messages"][-1]["content"].split("Conversation excerpt:")
+    assert "I like tea" not in excerpt
+    assert f"{stored[0].id} (preference, drink): Said: I like tea" in known, "the model sees it"
 
 
 def test_debounce_waits_for_idle_time_or_every_k_turns(

@@ -77,16 +77,16 @@ def test_each_category_expires_on_its_own_clock_and_restores_within_the_window(
 
     year = run_maintenance(admin, policy, now=T0 + 400 * DAY)
     assert year.categories["biographical"].expired == 1
-    assert year.categories["constraint"].expired == 1
+    assert year.categories["constraint"].expired == 0  # an allergy never expires by time
     assert year.categories["goal"].expired == 1
     assert year.categories["preference"].purged == 1  # the unreinforced one, past recovery
-    assert _live(pool, ANA) == {"prefers tea"}
+    assert _live(pool, ANA) == {"prefers tea", "allergic to nuts"}
 
     with pytest.raises(FactNotRestorableError, match="recovery window"):
         restore_fact(admin, goal, policy, now=T0 + 400 * DAY + 31 * DAY)
     later = run_maintenance(admin, policy, now=T0 + 400 * DAY + 31 * DAY)
     assert later.categories["goal"].purged == 1
-    assert len(all_rows(pool, "SELECT id FROM facts")) == 1
+    assert len(all_rows(pool, "SELECT id FROM facts")) == 2
 
 
 def test_a_reinforced_fact_is_kept(

@@ -209,3 +209,24 @@ def test_zero_weights_are_refused() -> None:
     recipe = RecallRecipe(method_weights={Method.DENSE: 0.0, Method.LEXICAL: 0.0})
     with pytest.raises(ValueError, match="zero weight"):
         rank("q", [fact("a", dense=1)], recipe, NOW)
+
+
+def test_case_5_the_new_stack_fact_wins_with_less_relevance() -> None:
+    """Old "uses React 16" (240 days, confidence 0.9) is first in both lists; the new
+    "moved to React 19" (1 day, confidence 0.7) second: the default half-life must flip it."""
+    old = fact("old", dense=1, lexical=1, days_old=240, confidence=0.9,
+               category=FactCategory.TECHNICAL_STACK)  # fmt: skip
+    new = fact("new", dense=2, lexical=2, days_old=1, confidence=0.7,
+               category=FactCategory.TECHNICAL_STACK)  # fmt: skip
+    ranked = rank("what framework do they use?", [old, new], RecallRecipe(), NOW)
+    assert ranked[0].fused > ranked[1].fused or ranked[0].id == "new"
+    assert [r.id for r in ranked] == ["new", "old"]
+    by_id = {r.id: r for r in ranked}
+    assert by_id["old"].relevance > by_id["new"].relevance  # unequal, against the winner
+    slow = RecallRecipe(half_lives_days={FactCategory.TECHNICAL_STACK: 365.0})
+    assert [r.id for r in rank("q", [old, new], slow, NOW)] == ["old", "new"]
+
+
+def test_constraints_do_not_decay() -> None:
+    allergy = fact("a", dense=1, days_old=2000, category=FactCategory.CONSTRAINT)
+    assert rank("q", [allergy], RecallRecipe(), NOW)[0].recency == 1.0
