@@ -168,6 +168,21 @@ BEGIN
     SELECT 'forgotten-' || left(encode(sha256(convert_to(
                k.secret || chr(31) || v_org || chr(31) || v_user, 'UTF8')), 'hex'), 12)
     INTO v_alias FROM recollect_pseudonym_key AS k;
+    -- Finished workflows of others that she decided or acted in: their checkpoints hold her
+    -- name and notes in LangGraph's own encoding, and the workflow table is the record.
+    CREATE TEMP TABLE recollect_forget_threads ON COMMIT DROP AS
+    SELECT w.thread_id FROM approval_workflows AS w
+    WHERE w.org_id = v_org AND w.user_id <> v_user
+      AND w.state IN ('completed', 'rejected', 'failed')
+      AND (w.decided_by = v_user OR EXISTS (
+          SELECT 1 FROM approval_audit AS a WHERE a.workflow_id = w.id AND a.actor = v_user));
+    DELETE FROM checkpoint_writes
+    WHERE thread_id IN (SELECT thread_id FROM recollect_forget_threads);
+    DELETE FROM checkpoint_blobs
+    WHERE thread_id IN (SELECT thread_id FROM recollect_forget_threads);
+    DELETE FROM checkpoints
+    WHERE thread_id IN (SELECT thread_id FROM recollect_forget_threads);
+    DROP TABLE recollect_forget_threads;
     UPDATE approval_audit SET actor = v_alias, note = NULL
     WHERE org_id = v_org AND actor = v_user;
     UPDATE approval_workflows SET decided_by = v_alias, decision_note = NULL
