@@ -162,4 +162,4 @@ def test_the_requester_cannot_approve_under_another_spelling_on_the_command_line
     assert _show(env, workflow_id)["awaiting_review"] is True
     assert _refunds(pool, workflow_id) == 0
     mine = _ok(run_recollect("approvals", "list", "--org", "acme", "--as", "erin", env=env))
-    assert mine.strip() == "no approval workflows"
+    assert mine.strip().startswith("no approval workflows")

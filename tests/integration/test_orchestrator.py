@@ -14,8 +14,9 @@ from psycopg_pool import ConnectionPool
 from graphs.agent import thread_config
 from graphs.orchestrator import make_graph
 from recollect.extraction.worker import Worker, WorkerSettings
-from recollect.history.retention import RetainingPostgresSaver
+from recollect.history.owned_checkpoints import ScopedPostgresSaver
 from recollect.longterm.records import FactCategory, NewFact
+from recollect.store.acting import acting_as
 from recollect.store.pool import use_pool
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
@@ -83,7 +84,7 @@ def memory(pool: ConnectionPool[Any], scripted_llm: ScriptedOpenAI) -> Any:
 
 def checkpoint_bytes(pool: ConnectionPool[Any], thread: str) -> bytes:
     """Every byte the checkpointer stored for the thread: checkpoints, blobs, writes."""
-    with pool.connection() as conn:
+    with scoped(pool, SCOPE) as conn:  # checkpoints sit behind row-level security
         parts = [
             str(r["c"]).encode()
             for r in conn.execute(
@@ -110,7 +111,7 @@ def checkpoint_bytes(pool: ConnectionPool[Any], thread: str) -> bytes:
 def test_no_worker_message_reaches_the_checkpointed_state(
     pool: ConnectionPool[Any], memory: Any, scripted_llm: ScriptedOpenAI
 ) -> None:
-    graph = make_graph(checkpointer=RetainingPostgresSaver(pool), memory=memory)
+    graph = make_graph(checkpointer=ScopedPostgresSaver(pool), memory=memory)
     with use_pool(pool):
         out = graph.invoke(
             {"task": "Plan the offsite", "blackboard": {"budget": "1200 EUR"}},
@@ -138,29 +139,34 @@ def test_no_worker_message_reaches_the_checkpointed_state(
 def test_a_finished_orchestrated_thread_stays_within_the_agents_retention_bounds(
     pool: ConnectionPool[Any], memory: Any
 ) -> None:
-    saver = RetainingPostgresSaver(pool)
-    saver.retain = 6
+    saver = ScopedPostgresSaver(pool)
+    saver.retain = 2
     graph = make_graph(checkpointer=saver, memory=memory)
     sizes = []
     with use_pool(pool):
         for n in range(6):
             graph.invoke({"task": f"Plan offsite {n}"}, thread_config("orch-r"), context=CONTEXT)
             sizes.append(len(checkpoint_bytes(pool, "orch-r")))
-    with pool.connection() as conn:
+    with scoped(pool, SCOPE) as conn:
         row = conn.execute(
-            "SELECT count(*) AS n, count(*) FILTER (WHERE checkpoint_ns <> '') AS nested "
+            "SELECT count(*) FILTER (WHERE metadata->>'source' = 'input' AND checkpoint_ns = '') "
+            "AS turns, "
+            "count(*) FILTER (WHERE checkpoint_ns <> '') AS nested "
             "FROM checkpoints WHERE thread_id = 'orch-r'"
         ).fetchone()
     assert row is not None
-    assert 6 <= row["n"] <= 9, "between retain and 1.5 x retain, as for the agent"
+    assert 2 <= row["turns"] <= 3, "the newest `retain` turns, as for the agent"
     assert row["nested"] == 0, "workers write no checkpoints of their own"
-    state = graph.get_state(thread_config("orch-r")).values
+    with acting_as(SCOPE):
+        state = graph.get_state(thread_config("orch-r")).values
     assert {r["round"] for r in state["results"]} == {6}, "older rounds' results are dropped"
     assert max(sizes[2:]) <= 1.5 * min(sizes[2:]), f"stored bytes grow with rounds: {sizes}"
 
 
-def test_learned_facts_take_the_extraction_path(pool: ConnectionPool[Any], memory: Any) -> None:
-    graph = make_graph(checkpointer=RetainingPostgresSaver(pool), memory=memory)
+def test_learned_facts_take_the_extraction_path(
+    pool: ConnectionPool[Any], worker_pool: ConnectionPool[Any], memory: Any
+) -> None:
+    graph = make_graph(checkpointer=ScopedPostgresSaver(pool), memory=memory)
     with use_pool(pool):
         out = graph.invoke(
             {"task": "Plan the offsite", "blackboard": {"budget": "1200 EUR"}},
@@ -168,7 +174,7 @@ def test_learned_facts_take_the_extraction_path(pool: ConnectionPool[Any], memor
             context=CONTEXT,
         )
         fast = WorkerSettings(max_attempts=2, backoff_s=0.0, lease_s=30, poll_s=0.05, timeout_s=5)
-        [outcome] = Worker(pool, memory=memory, settings=fast).drain()
+        [outcome] = Worker(worker_pool, memory=memory, settings=fast).drain()
     learned = [f for f in out["facts"] if f["learned"]]
     assert learned
     assert all(f["sources"] == ["board:budget"] for f in learned)

@@ -27,7 +27,10 @@ CHUNK = 150
 
 
 def test_screening_corpus_through_the_write_path(
-    pool: ConnectionPool[Any], scripted_llm: ScriptedOpenAI, monkeypatch: pytest.MonkeyPatch
+    pool: ConnectionPool[Any],
+    worker_pool: ConnectionPool[Any],
+    scripted_llm: ScriptedOpenAI,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("RECOLLECT_MAX_FACTS_PER_CATEGORY", "1000")
     cases = [*PII, *INJECTIONS, *BENIGN]
@@ -39,10 +42,12 @@ def test_screening_corpus_through_the_write_path(
         scripted_llm.reply_json(
             {"facts": [fact(case.text, sources=[f"m-{n}"]) for n, case in chunk]}
         )
-        [outcome] = Worker(pool, EngineWriter(memory), WorkerSettings(backoff_s=0)).drain()
+        worker = Worker(worker_pool, EngineWriter(memory), WorkerSettings(backoff_s=0))
+        [outcome] = worker.drain()
         assert outcome.status == "done"
     everything = _every_row_as_text(pool)
-    stored = {f.text for f in memory.facts(SCOPE)}
+    # Everything the gate let through, live or since superseded by a later fact of the corpus.
+    stored = {f.text for f in memory.facts(SCOPE, include_superseded=True)}
     embedded = [
         text
         for request in scripted_llm.embedding_requests
