@@ -25,6 +25,7 @@ from recollect.auth.ownership import (
     thread_filter,
 )
 from recollect.auth.served import identity_of
+from recollect.history.limits import MessageTooLargeError, check_message
 
 auth = Auth()
 _KEYS = load_api_keys()
@@ -80,6 +81,9 @@ async def runs_as_the_caller(
     reason = foreign_identity_in_run(value.get("kwargs") or {}, identity)
     if reason:
         raise Auth.exceptions.HTTPException(status_code=403, detail=reason)
+    too_large = oversized_input(value.get("kwargs") or {})
+    if too_large:  # refused before the input is checkpointed, embedded or sent anywhere
+        raise Auth.exceptions.HTTPException(status_code=413, detail=too_large)
     if identity.scope().is_reviewer and not is_approval_assistant(value.get("assistant_id")):
         raise Auth.exceptions.HTTPException(
             status_code=403, detail="a reviewer's key runs the approval graph only"
@@ -113,3 +117,18 @@ async def own_namespaces(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> 
             status_code=403,
             detail=f"store namespaces must start with ({identity.org_id!r}, {identity.user_id!r})",
         )
+
+
+def oversized_input(kwargs: dict[str, Any]) -> str | None:
+    """Why a run's input must be refused before it is stored, if a message in it is over the
+    size limits (the same check the chat and the graph's entry make)."""
+    run_input = kwargs.get("input")
+    messages = run_input.get("messages") if isinstance(run_input, dict) else None
+    for message in messages if isinstance(messages, list) else []:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, str | list):
+            try:
+                check_message(content)
+            except MessageTooLargeError as exc:
+                return str(exc)
+    return None

@@ -122,3 +122,21 @@ def test_the_server_holds_no_superuser_or_owner_connection(served: str, database
     assert rows, "the server holds connections while it serves"
     assert [r for r in rows if r["rolsuper"] or r["owns"]] == []
     assert {r["usename"] for r in rows} == {"recollect_app"}
+
+
+def test_an_oversized_message_is_refused_at_the_door_and_nothing_is_stored(
+    served: str, database_uri: str
+) -> None:
+    alice = client_for(served, ALICE_KEY)
+    thread = alice.threads.create()["thread_id"]
+    for size in (100_000, 10_000_000):
+        huge = {AGENT_INPUT: [{"role": "human", "content": "x" * size}]}
+        assert _status_of(lambda h=huge: alice.runs.wait(thread, "agent", input=h)) == 413
+    with psycopg.connect(database_uri, **CONNECTION_KWARGS) as conn:
+        row = conn.execute(
+            "SELECT count(*) AS n FROM checkpoints WHERE thread_id = %s", (thread,)
+        ).fetchone()
+    assert row is not None
+    assert row["n"] == 0
+    reply = _say(alice, thread, "a normal message after that")
+    assert reply["messages"][-1]["content"].startswith("[offline model]")
