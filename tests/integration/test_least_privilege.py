@@ -21,7 +21,7 @@ from graphs.agent import make_graph, thread_config, user_turn
 from recollect.extraction.queue import BufferedMessage, Debounce, enqueue
 from recollect.history.owned_checkpoints import ScopedPostgresSaver
 from recollect.store.errors import ThreadAccessError
-from recollect.store.schema.definers import DEFINER_ROLE, JOB_FUNCTIONS
+from recollect.store.schema.definers import DEFINER_ROLE, JOB_FUNCTIONS, SCOPE_FUNCTIONS
 from recollect.store.scope import Scope
 from recollect.store.server import CONNECTION_KWARGS
 from recollect.store.tenancy import scoped
@@ -213,7 +213,8 @@ def test_a_role_with_no_grants_can_call_no_function_of_ours(
     assert len(functions) >= 10
     assert [f["signature"] for f in functions if f["public_may"]] == []
     owners = {f["signature"].split("(")[0]: f["owner"] for f in functions}
-    assert {owners[name] for name in JOB_FUNCTIONS} == {DEFINER_ROLE}
+    assert {owners[name] for name in (*JOB_FUNCTIONS, *SCOPE_FUNCTIONS)} == {DEFINER_ROLE}
+    assert {f["owner"] for f in functions if f["definer"]} == {DEFINER_ROLE}
     assert definer == {"rolcanlogin": False, "rolsuper": False, "rolbypassrls": False}
     with nobody.connection() as conn:
         allowed = conn.execute(

@@ -7,8 +7,8 @@ cross-tenant ones; the app role, which serves requests, may claim only its own s
 (`recollect_claim_own_job`) and fail a job only with that job's claim token. Nobody else may
 call any of them (EXECUTE is revoked from PUBLIC from every `recollect_` function), and
 `recollect_protect`, a migration helper, is the migrating role's alone. The approval and
-erasure functions (`approval_authority`, `authorship`) stay with the migrating role: each acts
-only for the calling scope's own identity, which it reads from the scope's settings. Grants
+erasure functions (`approval_authority`, `authorship`) belong to the definer role as well; each
+acts only for the calling scope's own identity, which it reads from the scope's settings. Grants
 to the configured app role are made by `roles.ensure_roles`, since its name is configurable.
 """
 
@@ -38,6 +38,26 @@ JOB_FUNCTIONS = (
 """The functions that reach across tenants' jobs: owned by the definer role, callable by the
 worker role (the app role gets only its own-scope claim and the token-bound fail)."""
 JOB_FUNCTIONS_SQL = "ARRAY[" + ", ".join(f"'{name}'" for name in JOB_FUNCTIONS) + "]"
+SCOPE_FUNCTIONS = ("recollect_decide_workflow", "recollect_forget_actor", "recollect_acted_rows")
+"""Functions that act for the calling scope's own identity (read from its settings): owned by
+the definer role too, and callable by the app role only (granted where they are created)."""
+SCOPE_FUNCTIONS_SQL = "ARRAY[" + ", ".join(f"'{name}'" for name in SCOPE_FUNCTIONS) + "]"
+DEFINER_REACHES = (
+    ("approval_workflows", "SELECT, UPDATE"),
+    ("approval_audit", "SELECT, INSERT, UPDATE"),
+    ("refunds", "SELECT, UPDATE"),
+    ("checkpoints", "SELECT, DELETE"),
+    ("checkpoint_blobs", "SELECT, DELETE"),
+    ("checkpoint_writes", "SELECT, DELETE"),
+)
+"""What the scope functions touch: the rights, and a row-level security policy of the definer's
+own on each table (the functions themselves decide whose rows, from the caller's scope)."""
+_REACH_SQL = "\n".join(
+    f"GRANT {rights} ON {table} TO {DEFINER_ROLE};\n"
+    f"CREATE POLICY definer_acts_for_the_caller ON {table} TO {DEFINER_ROLE} "
+    "USING (true) WITH CHECK (true);"
+    for table, rights in DEFINER_REACHES
+)
 
 _CLAIM_BODY = """
     IF p_lease IS NULL OR p_lease <= 0 OR p_lease > {max_lease} THEN
@@ -115,6 +135,8 @@ GRANT USAGE ON SCHEMA public TO {DEFINER_ROLE};
 GRANT SELECT, UPDATE, DELETE ON memory_jobs TO {DEFINER_ROLE};
 CREATE POLICY definer_reaches_every_job ON memory_jobs TO {DEFINER_ROLE}
     USING (true) WITH CHECK (true);
+GRANT SELECT ON recollect_pseudonym_key TO {DEFINER_ROLE};
+{_REACH_SQL}
 
 {_claim("recollect_claim_job")}
 {_claim("recollect_claim_job_for_models", models=True)}
@@ -199,6 +221,12 @@ BEGIN
     LOOP
         EXECUTE format('ALTER FUNCTION %s OWNER TO {DEFINER_ROLE}', fn);
         EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO {WORKER_ROLE}', fn);
+    END LOOP;
+    FOR fn IN
+        SELECT p.oid::regprocedure FROM pg_proc AS p
+        WHERE p.pronamespace = 'public'::regnamespace AND p.proname = ANY({SCOPE_FUNCTIONS_SQL})
+    LOOP
+        EXECUTE format('ALTER FUNCTION %s OWNER TO {DEFINER_ROLE}', fn);
     END LOOP;
 END
 $$;
