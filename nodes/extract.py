@@ -11,14 +11,11 @@ import logging
 from typing import Any
 
 from langchain_core.messages import AnyMessage
-from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
 from nodes.context import context_of
-from recollect.extraction.queue import BufferedMessage, Debounce, QueueUnavailableError, enqueue
-from recollect.models.factory import resolve_model_name
-from recollect.store.pool import shared_pool
-from recollect.store.scope import Scope
+from nodes.queue_for_extraction import queue_for_extraction, run_thread_id
+from recollect.extraction.queue import BufferedMessage, QueueUnavailableError
 from state.agent import AgentState
 from state.context import Context
 
@@ -29,7 +26,7 @@ log = logging.getLogger(__name__)
 def extract(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Record a job for this thread; threadless (stateless) runs have nothing to come back to."""
     ctx = context_of(runtime)
-    thread_id = (get_config().get("configurable") or {}).get("thread_id")
+    thread_id = run_thread_id()
     if not ctx.extraction or not thread_id:
         return {}
     # `unfolded` too: a message trimmed in this very turn (or whose middle was cut, kept as
@@ -38,15 +35,7 @@ def extract(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
     if not messages:
         return {}
     try:
-        enqueue(
-            shared_pool(),
-            Scope.for_user(ctx.org_id, ctx.user_id),
-            str(thread_id),
-            messages,
-            debounce=Debounce(ctx.extract_after_idle_s, ctx.extract_every_turns),
-            model=resolve_model_name(ctx.model),  # a worker without this model leaves the job
-            min_confidence=ctx.min_confidence,
-        )
+        queue_for_extraction(ctx, thread_id, messages)
     except QueueUnavailableError as exc:
         # The reply stands; the next turn re-sends these messages, so nothing is lost.
         log.warning("%s; the next turn will queue these messages again", exc)

@@ -12,14 +12,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
 from nodes.context import context_of
-from recollect.extraction.queue import BufferedMessage, Debounce, QueueUnavailableError, enqueue
+from nodes.queue_for_extraction import queue_for_extraction, run_thread_id
+from recollect.extraction.queue import BufferedMessage, QueueUnavailableError
 from recollect.extraction.records import WORKER_ROLE
-from recollect.store.pool import shared_pool
-from recollect.store.scope import Scope
 from state.context import Context
 from state.orchestrator import OrchestratorState, SourcedFact
 
@@ -42,7 +40,7 @@ def buffered_findings(round_: int, task: str, facts: list[SourcedFact]) -> list[
 def remember(state: OrchestratorState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Queue this round for extraction; threadless runs have nothing to come back to."""
     ctx = context_of(runtime)
-    thread_id = (get_config().get("configurable") or {}).get("thread_id")
+    thread_id = run_thread_id()
     if not ctx.extraction or not thread_id:
         return {}
     messages = buffered_findings(
@@ -51,15 +49,7 @@ def remember(state: OrchestratorState, runtime: Runtime[Context]) -> dict[str, A
     if not messages:
         return {}
     try:
-        enqueue(
-            shared_pool(),
-            Scope.for_user(ctx.org_id, ctx.user_id),
-            str(thread_id),
-            messages,
-            debounce=Debounce(ctx.extract_after_idle_s, ctx.extract_every_turns),
-            model=ctx.model,
-            min_confidence=ctx.min_confidence,
-        )
+        queue_for_extraction(ctx, thread_id, messages)
     except QueueUnavailableError as exc:
         log.warning("%s; this round's findings are not offered to long-term memory", exc)
     return {}

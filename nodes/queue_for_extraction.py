@@ -1,0 +1,33 @@
+"""Buffer messages for the thread's debounced extraction job: what the agent's `extract` and
+the orchestrator's `remember` both do at the end of a run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from langgraph.config import get_config
+
+from recollect.extraction.queue import BufferedMessage, Debounce, enqueue
+from recollect.models.factory import resolve_model_name
+from recollect.store.pool import shared_pool
+from recollect.store.scope import Scope
+from state.context import Context
+
+
+def run_thread_id() -> str | None:
+    """The run's thread; threadless (stateless) runs have nothing to come back to."""
+    thread_id = (get_config().get("configurable") or {}).get("thread_id")
+    return str(thread_id) if thread_id else None
+
+
+def queue_for_extraction(ctx: Context, thread_id: str, messages: Sequence[BufferedMessage]) -> None:
+    """One short transaction; raises `QueueUnavailableError` when the database is away."""
+    enqueue(
+        shared_pool(),
+        Scope.for_user(ctx.org_id, ctx.user_id),
+        thread_id,
+        list(messages),
+        debounce=Debounce(ctx.extract_after_idle_s, ctx.extract_every_turns),
+        model=resolve_model_name(ctx.model),  # a worker without this model leaves the job
+        min_confidence=ctx.min_confidence,
+    )
