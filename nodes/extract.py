@@ -15,6 +15,7 @@ from langgraph.runtime import Runtime
 
 from nodes.context import context_of
 from nodes.queue_for_extraction import queue_for_extraction, run_thread_id
+from nodes.trace import record_turn
 from recollect.extraction.queue import BufferedMessage, QueueUnavailableError
 from state.agent import AgentState
 from state.context import Context
@@ -27,19 +28,20 @@ def extract(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Record a job for this thread; threadless (stateless) runs have nothing to come back to."""
     ctx = context_of(runtime)
     thread_id = run_thread_id()
+    update = record_turn(state, ctx, thread_id)
     if not ctx.extraction or not thread_id:
-        return {}
+        return update
     # `unfolded` too: a message trimmed in this very turn (or whose middle was cut, kept as
     # excerpts) would otherwise never reach extraction; the queue skips ids it has seen.
     messages = buffered([*state.get("unfolded", []), *state.get("messages", [])])
     if not messages:
-        return {}
+        return update
     try:
         queue_for_extraction(ctx, thread_id, messages)
     except QueueUnavailableError as exc:
         # The reply stands; the next turn re-sends these messages, so nothing is lost.
         log.warning("%s; the next turn will queue these messages again", exc)
-    return {}
+    return update
 
 
 def buffered(messages: list[AnyMessage]) -> list[BufferedMessage]:

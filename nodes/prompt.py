@@ -12,7 +12,8 @@ other categories leave, so a short summary means more verbatim turns.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from langchain_core.messages import BaseMessage, SystemMessage, ToolMessage
 
@@ -45,6 +46,9 @@ class Prompt:
 
     messages: list[BaseMessage]
     tokens: dict[str, int]
+    shown: dict[str, Any] = field(default_factory=dict)
+    """What made it in and what each category could have had: `budgets`, the recalled ids
+    shown, pins shown and hidden, the summary text and the history ids (for traces)."""
 
 
 def build_prompt(state: AgentState, ctx: Context, shares: BudgetShares = SHARES) -> Prompt:
@@ -75,9 +79,11 @@ def build_prompt(state: AgentState, ctx: Context, shares: BudgetShares = SHARES)
     if summary and summary["text"]:
         text = cap_summary(summary["text"], int(budget * shares.summary))
         sections.append(("Conversation summary", "summary", text))
+    summary_shown = ""
     for heading, key, body in sections:
         system_parts.append(f"## {heading}\n{body}")
         tokens[key] = text_tokens(body)
+        summary_shown = body if key == "summary" else summary_shown
     system = SystemMessage(content="\n\n".join(system_parts))
 
     # Repaired on every prompt, not only over budget: one dangling tool call (a tool that
@@ -94,7 +100,42 @@ def build_prompt(state: AgentState, ctx: Context, shares: BudgetShares = SHARES)
     tokens["dropped_history"] = len(history) - len(fitted)
     tokens["dropped_recalled"] = dropped_recalled
     tokens["hidden_pinned"] = hidden_pins
-    return Prompt(messages=[system, *fitted], tokens=tokens)
+    shown = {
+        "budgets": {
+            "total": budget,
+            "pinned": int(budget * shares.pinned),
+            "recalled": int(budget * shares.recalled),
+            "summary": int(budget * shares.summary),
+            "tool_results": int(budget * shares.tool_results),
+            "history": max(room - tokens["tool_results"], 0),
+        },
+        "recalled": shown_lines(recalled_body, [(r["id"], recalled_line(r)) for r in recalled]),
+        "pinned": shown_lines(pinned_body, [(k, pinned_line(p)) for k, p in pinned_items(state)]),
+        "summary": summary_shown,
+        "history_ids": [m.id for m in fitted if m.id],
+    }
+    return Prompt(messages=[system, *fitted], tokens=tokens, shown=shown)
+
+
+def pinned_items(state: AgentState) -> list[tuple[str, PinnedValue]]:
+    """The thread's pins with their keys."""
+    return list((state.get("pinned") or {}).items())
+
+
+def recalled_line(item: RecalledItem) -> str:
+    """How a recalled item is written in the prompt."""
+    return f"- ({item['learned_at'][:10]}) {item['text']}"
+
+
+def pinned_line(item: PinnedValue) -> str:
+    """How a pinned value is written in the prompt."""
+    return f"- {item['kind']}: {item['value']}"
+
+
+def shown_lines(body: str, items: Sequence[tuple[str, str]]) -> list[str]:
+    """The keys of `items` whose line made it into `body`."""
+    lines = set(body.splitlines())
+    return [key for key, line in items if line in lines]
 
 
 def render_pinned(pinned: dict[str, PinnedValue], max_tokens: int) -> tuple[str, int]:
@@ -117,7 +158,7 @@ def _lines(items: Sequence[PinnedValue], max_tokens: int) -> tuple[list[str], in
     lines: list[str] = []
     used = 0
     for item in items:
-        line = f"- {item['kind']}: {item['value']}"
+        line = pinned_line(item)
         cost = text_tokens(line) + 1
         if used + cost > max_tokens:
             break
@@ -131,7 +172,7 @@ def render_recalled(recalled: Sequence[RecalledItem], max_tokens: int) -> tuple[
     lines: list[str] = []
     used = 0
     for item in sorted(recalled, key=lambda r: r["score"], reverse=True):
-        line = f"- ({item['learned_at'][:10]}) {item['text']}"
+        line = recalled_line(item)
         cost = text_tokens(line) + 1
         if used + cost > max_tokens:
             continue

@@ -15,10 +15,12 @@ from langchain_core.messages import AnyMessage, HumanMessage
 from langgraph.runtime import Runtime
 
 from nodes.context import context_of
+from nodes.trace import recall_part
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import Recollection
 from recollect.store.errors import RecollectError
 from recollect.store.scope import Scope
+from recollect.trace.settings import tracing_enabled
 from state.agent import AgentState, RecalledItem
 from state.context import Context
 
@@ -85,19 +87,26 @@ class RecallNode:
         self._source = source
 
     def __call__(self, state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+        found = self.recollect(state, runtime)
+        update: dict[str, Any] = {"recalled": as_items(found) if found is not None else []}
+        if tracing_enabled():
+            update["turn_trace"] = recall_part(found)
+        return update
+
+    def recollect(self, state: AgentState, runtime: Runtime[Context]) -> Recollection | None:
+        """The engine's recall for the latest user message; None without memory or query."""
         query = latest_user_text(list(state.get("messages", [])))
         if self._source is None or not query:
-            return {"recalled": []}
+            return None
         ctx = context_of(runtime)
         try:
             source = self._source
             engine = source() if callable(source) else source
             if engine is None:
-                return {"recalled": []}
-            found = engine.recall(
+                return None
+            return engine.recall(
                 Scope.for_user(ctx.org_id, ctx.user_id), query, token_budget=ctx.recall_tokens
             )
         except (psycopg.Error, RecollectError) as exc:  # an outage costs context, not the reply
             log.warning("recall failed (%s); answering without long-term memory", exc)
-            return {"recalled": []}
-        return {"recalled": as_items(found)}
+            return None

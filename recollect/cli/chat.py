@@ -28,6 +28,7 @@ from recollect.store.errors import RecollectError
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
 from recollect.store.threads import claim_thread
+from recollect.trace.writer import WRITER
 from state.context import Context
 
 EXIT_WORDS = {"/exit", "/quit"}
@@ -108,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"recollect: {exc}", file=sys.stderr, flush=True)
                 continue
             print(f"assistant> {reply}", flush=True)
+        WRITER.flush()  # the turns' traces, before the pool closes
         if background is not None:
             thread_runner, stop = background
             stop.set()

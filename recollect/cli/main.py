@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from recollect.cli import approvals, chat, db, demo, maintenance, memory, worker
+from recollect.cli import approvals, chat, db, demo, maintenance, memory, trace, worker
 from recollect.store.errors import RecollectError
 
 EXIT_FAILURE = 2
@@ -28,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     worker.register(commands)
     maintenance.register(commands)
     approvals.register(commands)
+    trace.register(commands)
     return parser
 
 

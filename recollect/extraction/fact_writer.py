@@ -15,7 +15,7 @@ from psycopg_pool import ConnectionPool
 
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.profile import updates_for
-from recollect.longterm.records import NewFact, RememberAction
+from recollect.longterm.records import NewFact, RememberAction, RememberResult
 from recollect.store.scope import Scope
 
 
@@ -34,9 +34,12 @@ class EngineWriter:
 
     def __init__(self, memory: LongTermMemory) -> None:
         self.memory = memory
+        self.last: RememberResult | None = None
+        """The last `remember`'s outcome (inserted, reinforced, superseded), for traces."""
 
     def remember(self, conn: Connection[Any], scope: Scope, fact: NewFact) -> str | None:
         result = self.memory.remember_in(conn, scope, fact)
+        self.last = result
         if result.action is not RememberAction.INSERTED_STALE:
             self.memory.update_profile_in(
                 conn,

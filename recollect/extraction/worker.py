@@ -31,11 +31,13 @@ from recollect.extraction.redaction import redact
 from recollect.extraction.validation import FactScreen, ValidationPolicy
 from recollect.longterm.configured import configured_memory
 from recollect.longterm.facts import LongTermMemory
-from recollect.longterm.records import FactCategory, NewFact
+from recollect.longterm.records import FactCategory, NewFact, RememberAction, RememberResult
 from recollect.longterm.subjects import normalise_subject
 from recollect.models.factory import OFFLINE_MODEL, chat_model, resolve_model_name
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
+from recollect.trace.settings import clip, tracing_enabled
+from recollect.trace.store import record_extraction
 
 log = logging.getLogger(__name__)
 
@@ -284,6 +286,7 @@ class Worker:
             raise LeaseLostError(f"job {job.id}: messages were extracted by another worker")
         screen = FactScreen(self.policy, {r["dedup_key"] for r in conn.execute(KNOWN_KEYS, scope)})
         counts = {"stored": 0, "review": 0, "rejected": 0}
+        verdicts: list[dict[str, Any]] = []
         for fact in facts:
             verdict = screen.check(fact.text, fact.category)
             status = "rejected"
@@ -300,6 +303,7 @@ class Worker:
             reasons = list(verdict.reasons)
             if status == "review":
                 reasons.append(f"low confidence: {fact.confidence:.2f} < {job.min_confidence:.2f}")
+            verdicts.append(self._verdict(fact, verdict.text, status, fact_id, reasons))
             conn.execute(
                 INSERT_CANDIDATE,
                 {
@@ -317,7 +321,40 @@ class Worker:
                 },
             )
         conn.execute(MARK_EXTRACTED, {**scope, "ids": ids})
+        if tracing_enabled():
+            trace = {"job_id": job.id, "model": job.model, "messages": ids, "facts": verdicts}
+            record_extraction(conn, job.scope, job.thread_id, trace)
         return Outcome(job.id, "done", counts["stored"], counts["review"], counts["rejected"])
+
+    def _verdict(
+        self,
+        fact: ExtractedFact,
+        text: str,
+        status: str,
+        fact_id: str | None,
+        reasons: list[str],
+    ) -> dict[str, Any]:
+        """One candidate fact's fate as a trace shows it: stored, merged into a known fact,
+        superseding others (which), sent to review, or rejected (why)."""
+        verdict = "stored" if status == "stored" else status
+        replaced: list[str] = []
+        last = getattr(self.writer, "last", None) if status == "stored" else None
+        if isinstance(last, RememberResult):
+            replaced = list(last.replaced)
+            if last.action is RememberAction.REINFORCED:
+                verdict = "merged"
+            elif replaced:
+                verdict = "superseded"
+        return {
+            "text": clip(text),
+            "category": fact.category,
+            "confidence": fact.confidence,
+            "sources": list(fact.source_message_ids),
+            "verdict": verdict,
+            "fact_id": fact_id,
+            "superseded": replaced,
+            "reasons": reasons,
+        }
 
     def _failed(self, job: jobs.Job, error: str, *, park: bool = False) -> Outcome:
         """Schedule a retry (or dead-letter the job after its last attempt); `park` dead-letters

@@ -20,11 +20,12 @@ from psycopg_pool import ConnectionPool
 
 from recollect.longterm import fact_sql as sql
 from recollect.longterm.profile import from_row
-from recollect.longterm.ranking import rank
+from recollect.longterm.ranking import Ranked, rank
 from recollect.longterm.recipe import Candidate, Method, RecallRecipe
 from recollect.longterm.records import (
     FactCategory,
     ProfileEntry,
+    RecallCandidate,
     RecalledEpisode,
     RecalledFact,
     Recollection,
@@ -142,11 +143,14 @@ def recall(
         used += cost
     chosen_facts: list[RecalledFact] = []
     chosen_episodes: list[RecalledEpisode] = []
+    dropped: dict[str, str] = {}
     for kind, r in ranked:
         if len(chosen_facts) + len(chosen_episodes) >= limit:
-            break
+            dropped[r.id] = "limit"
+            continue
         cost = approx_tokens(r.candidate.text)
         if used + cost > budget:
+            dropped[r.id] = "budget"
             continue  # a shorter item further down may still fit
         used += cost
         c = r.candidate
@@ -179,6 +183,25 @@ def recall(
         facts=tuple(chosen_facts),
         episodes=tuple(chosen_episodes),
         tokens=used,
+        candidates=tuple(_explained(kind, r, dropped.get(r.id)) for kind, r in ranked),
+    )
+
+
+def _explained(kind: str, r: Ranked, dropped: str | None) -> RecallCandidate:
+    """One ranked candidate as a trace shows it."""
+    c = r.candidate
+    return RecallCandidate(
+        id=c.id,
+        kind=kind,
+        text=c.text,
+        dense_rank=c.dense_rank,
+        lexical_rank=c.lexical_rank,
+        rerank=r.rerank_score,
+        recency=r.recency,
+        confidence=c.confidence,
+        score=r.score,
+        kept=dropped is None,
+        dropped=dropped,
     )
 
 

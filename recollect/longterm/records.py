@@ -147,6 +147,26 @@ class RecalledEpisode(BaseModel):
     recency: float = 1.0
 
 
+class RecallCandidate(BaseModel):
+    """One candidate recall weighed, kept or not, so a trace can say why it was (not) shown."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    kind: str
+    """`fact` or `episode`."""
+    text: str
+    dense_rank: int | None = None
+    lexical_rank: int | None = None
+    rerank: float | None = None
+    recency: float = 1.0
+    confidence: float = 1.0
+    score: float = 0.0
+    kept: bool = False
+    dropped: str | None = None
+    """Why it was left out: `budget` (tokens) or `limit` (`k`); None when kept."""
+
+
 class Recollection(BaseModel):
     """Everything one recall returns, in the order it should be shown."""
 
@@ -157,3 +177,5 @@ class Recollection(BaseModel):
     episodes: tuple[RecalledEpisode, ...] = ()
     tokens: int = 0
     """Approximate tokens of everything returned; never above the requested budget."""
+    candidates: tuple[RecallCandidate, ...] = ()
+    """Every ranked candidate, best first, with why it was kept or dropped (for traces)."""

@@ -23,6 +23,7 @@ from recollect.longterm.records import FactCategory, NewEpisode, NewFact, Profil
 from recollect.store.scope import ORG_OWNER, REVIEWER, Scope
 from recollect.store.tenancy import scoped
 from recollect.store.threads import claim_thread, list_threads
+from recollect.trace.store import PendingTrace, thread_traces, write_turns
 from tests.support.db import all_rows
 from tests.support.tenant_data import queue_job_and_refund
 
@@ -70,6 +71,7 @@ def _populate(pool: ConnectionPool[Any], rng: random.Random) -> None:
         memory.set_profile(scope, [ProfileEntry(key="name", value=tag)])
         memory.record_episode(scope, NewEpisode(summary=f"{tag} talked about tea"))
         claim_thread(pool, scope, f"{tag}/chat")
+        write_turns(pool, [PendingTrace(scope, f"{tag}/chat", {"user_message": {"text": tag}})])
         with scoped(pool, scope) as conn:
             conn.execute(INSERT_CANDIDATE, {"org_id": scope.org_id, "user_id": scope.user_id,
                                             "text": f"{tag} maybe likes jazz"})  # fmt: skip
@@ -116,7 +118,7 @@ def test_fifty_tenants_ten_thousand_reads_no_foreign_row(pool: ConnectionPool[An
 
     def read(scope: Scope) -> None:
         nonlocal own_rows
-        path = rng.randrange(9)
+        path = rng.randrange(10)
         other = rng.choice(tenants)
         if path == 0:
             got = memory.recall(scope, rng.choice(WORDS), k=10,
@@ -153,6 +155,13 @@ def test_fifty_tenants_ten_thousand_reads_no_foreign_row(pool: ConnectionPool[An
                 pool, _reviewer(scope), user_id=rng.choice([None, other.user_id])
             )
             check("approvals list", scope, {(w.org_id, w.user_id) for w in got_workflows}, True)
+        elif path == 8:
+            thread = f"{other.org_id}/{other.user_id}/chat"
+            traces = thread_traces(pool, scope, thread)
+            if any(t.trace["user_message"]["text"] != f"{scope.org_id}/{scope.user_id}"
+                   for t in traces) or (traces and other != scope):  # fmt: skip
+                foreign.append(f"traces of {thread} as {scope}")
+            own_rows += len(traces)
         elif path == 7:
             got = memory.recall(scope, "name", k=1)
             if {p.value for p in got.profile} != {f"{scope.org_id}/{scope.user_id}"}:

@@ -25,6 +25,8 @@ from recollect.store.schema.definers import DEFINER_ROLE, JOB_FUNCTIONS, SCOPE_F
 from recollect.store.scope import Scope
 from recollect.store.server import CONNECTION_KWARGS
 from recollect.store.tenancy import scoped
+from recollect.trace.store import thread_traces
+from recollect.trace.writer import WRITER
 from state.context import Context
 from tests.support.db import superuser_conninfo
 from tests.support.scripted_openai import ScriptedOpenAI
@@ -100,6 +102,28 @@ def test_writing_into_another_users_thread_is_refused(
         ).fetchone()
     assert row is not None
     assert row["n"] == 0
+
+
+def test_traces_are_written_per_turn_and_only_their_owner_sees_or_writes_them(
+    pool: ConnectionPool[Any], two_users: dict[str, str]
+) -> None:
+    WRITER.flush()
+    with psycopg.connect(superuser_conninfo(pool), **CONNECTION_KWARGS) as admin:
+        assert _count(admin, "memory_traces") == 2  # one turn each
+    with pool.connection() as conn:
+        assert _count(conn, "memory_traces") == 0
+    with scoped(pool, ALICE) as conn:
+        assert _count(conn, "memory_traces") == _count(conn, "memory_traces", two_users["alice"])
+        assert _count(conn, "memory_traces", two_users["bob"]) == 0
+        assert conn.execute("DELETE FROM memory_traces WHERE user_id = 'bob'").rowcount == 0
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute(
+                "INSERT INTO memory_traces (org_id, user_id, thread_id, turn, kind, trace) "
+                "VALUES ('acme', 'bob', %s, 9, 'turn', '{}')",
+                (two_users["bob"],),
+            )
+    assert [t.turn for t in thread_traces(pool, BOB, two_users["bob"])] == [1]
+    assert thread_traces(pool, BOB, two_users["alice"]) == []
 
 
 CROSS_TENANT_CALLS = {

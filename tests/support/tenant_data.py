@@ -24,6 +24,7 @@ from recollect.longterm.records import FactCategory, NewEpisode, NewFact, Profil
 from recollect.store.scope import REVIEWER, Scope
 from recollect.store.tenancy import scoped
 from recollect.store.threads import claim_thread
+from recollect.trace.writer import WRITER
 from state.context import Context
 
 INSERT_REVIEW_ITEM = """
@@ -65,6 +66,7 @@ def populate_user(
     ctx = Context(user_id=scope.user_id, org_id=scope.org_id)
     for text in ("hello", "my order is 8842-B"):
         agent.invoke(user_turn(text), config=thread_config(thread), context=ctx)
+    WRITER.flush()  # the turns' memory traces
     workflow = f"wf-{scope.org_id}-{tag}"
     request = RefundRequest(
         order_id=f"8842-{tag}", amount=Decimal("12.50"), reason="arrived broken"

@@ -8,7 +8,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 APP_FOLDERS = ("recollect", "state", "nodes", "graphs")
-VARIABLE = re.compile(r"^(RECOLLECT_[A-Z0-9_]+|OPENAI_[A-Z0-9_]+|DATABASE_URI|POSTGRES_URI)$")
+VARIABLE = re.compile(
+    r"^(RECOLLECT_[A-Z0-9_]+|OPENAI_[A-Z0-9_]+|LANGSMITH_[A-Z0-9_]+|DATABASE_URI|POSTGRES_URI)$"
+)
 LISTED = re.compile(r"^#?\s*([A-Z][A-Z0-9_]*)=", re.MULTILINE)
 _READERS = {"get", "getenv"}  # setdefault writes (HF_HUB_OFFLINE for a library)
 
