@@ -11,10 +11,9 @@ from langgraph.runtime import Runtime
 
 from nodes.context import context_of
 from nodes.prompt import build_prompt
-from nodes.trace import prompt_part
+from nodes.trace import note_prompt
 from recollect.history.pinning import eviction_note, pin_change, unscanned
 from recollect.models.factory import chat_model
-from recollect.trace.settings import tracing_enabled
 from state.agent import AgentState, merge_pinned
 from state.context import Context
 
@@ -48,8 +47,7 @@ def make_call_model(tools: Sequence[BaseTool] = ()) -> ModelNode:
         runnable = model.bind_tools(list(tools)) if tools else model
         reply = runnable.invoke(prompt.messages)
         update: dict[str, Any] = {"messages": [reply], "context_tokens": prompt.tokens}
-        if tracing_enabled():
-            update["turn_trace"] = prompt_part(view, prompt)
+        note_prompt(view, prompt)
         if pins.update:
             update["pinned"] = pins.update
         if fresh and fresh[-1].id:

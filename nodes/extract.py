@@ -28,20 +28,20 @@ def extract(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Record a job for this thread; threadless (stateless) runs have nothing to come back to."""
     ctx = context_of(runtime)
     thread_id = run_thread_id()
-    update = record_turn(state, ctx, thread_id)
+    record_turn(state, ctx)
     if not ctx.extraction or not thread_id:
-        return update
+        return {}
     # `unfolded` too: a message trimmed in this very turn (or whose middle was cut, kept as
     # excerpts) would otherwise never reach extraction; the queue skips ids it has seen.
     messages = buffered([*state.get("unfolded", []), *state.get("messages", [])])
     if not messages:
-        return update
+        return {}
     try:
         queue_for_extraction(ctx, thread_id, messages)
     except QueueUnavailableError as exc:
         # The reply stands; the next turn re-sends these messages, so nothing is lost.
         log.warning("%s; the next turn will queue these messages again", exc)
-    return update
+    return {}
 
 
 def buffered(messages: list[AnyMessage]) -> list[BufferedMessage]:

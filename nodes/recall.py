@@ -15,12 +15,11 @@ from langchain_core.messages import AnyMessage, HumanMessage
 from langgraph.runtime import Runtime
 
 from nodes.context import context_of
-from nodes.trace import recall_part
+from nodes.trace import note_recall
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import Recollection
 from recollect.store.errors import RecollectError
 from recollect.store.scope import Scope
-from recollect.trace.settings import tracing_enabled
 from state.agent import AgentState, RecalledItem
 from state.context import Context
 
@@ -88,10 +87,8 @@ class RecallNode:
 
     def __call__(self, state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         found = self.recollect(state, runtime)
-        update: dict[str, Any] = {"recalled": as_items(found) if found is not None else []}
-        if tracing_enabled():
-            update["turn_trace"] = recall_part(found)
-        return update
+        note_recall(state, found)
+        return {"recalled": as_items(found) if found is not None else []}
 
     def recollect(self, state: AgentState, runtime: Runtime[Context]) -> Recollection | None:
         """The engine's recall for the latest user message; None without memory or query."""

@@ -19,7 +19,7 @@ from langchain_core.messages import BaseMessage
 from langgraph.runtime import Runtime
 
 from nodes.context import context_of
-from nodes.trace import fold_part
+from nodes.trace import note_fold
 from recollect.history.summary import (
     MAX_FOLD_CALLS,
     MAX_FOLD_FAILURES,
@@ -31,7 +31,6 @@ from recollect.history.summary import (
     over_cap,
 )
 from recollect.models.factory import OFFLINE_MODEL, chat_model, resolve_model_name
-from recollect.trace.settings import tracing_enabled
 from state.agent import AgentState, FoldStatus, RunningSummary
 from state.context import Context
 
@@ -93,8 +92,7 @@ def summarize(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
             folded_messages=(previous["folded_messages"] if previous else 0) + len(folded),
         )
         update["unfolded"] = pending[len(folded) :]
-        if tracing_enabled():
-            update["turn_trace"] = fold_part(update["summary"], folded, status["last"])
+        note_fold(state, update["summary"], folded, status["last"])
     return update
 
 

@@ -1,10 +1,12 @@
 """The turn's memory trace, gathered by the nodes that know each part and handed, once per
 turn, to the engine's background writer (`RECOLLECT_TRACE=off` skips all of it).
 
-recall adds every candidate it weighed; trim the ids it removed or cut; call_model the tokens
+recall notes every candidate it weighed; trim the ids it removed or cut; call_model the tokens
 and budgets per prompt category and what was shown or hidden; summarize the fold; extract (the
-last step) adds the turn's messages and metrics and submits the trace. When
-`LANGSMITH_API_KEY` is set the metrics also go onto the run's LangSmith metadata.
+last step) adds the turn's messages and metrics and submits the trace. Parts wait in the
+engine's in-process collector, keyed by thread and the turn's user message, not in state, so
+checkpoints do not grow. When `LANGSMITH_API_KEY` is set the metrics also go onto the run's
+LangSmith metadata.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ from langchain_core.tracers.langchain import LangChainTracer
 from langgraph.config import get_config
 
 from nodes.prompt import Prompt
+from nodes.queue_for_extraction import run_thread_id
 from recollect.longterm.records import Recollection
 from recollect.models.factory import resolve_model_name
 from recollect.store.pool import shared_pool
 from recollect.store.scope import Scope
+from recollect.trace.collector import COLLECTOR, TurnKey
 from recollect.trace.metrics import used_items
 from recollect.trace.settings import clip, tracing_enabled
 from recollect.trace.store import PendingTrace
@@ -33,12 +37,55 @@ MAX_CANDIDATES = 30
 """Recall candidates kept per trace (best first): enough to see what just missed."""
 
 
+def turn_key(state: AgentState) -> TurnKey | None:
+    """The open turn's key, or None when tracing is off or the run has no thread."""
+    if not tracing_enabled():
+        return None
+    thread_id = run_thread_id()
+    human = next(
+        (m for m in reversed(state.get("messages", [])) if isinstance(m, HumanMessage)), None
+    )
+    if not thread_id or human is None or not human.id:
+        return None
+    return (thread_id, human.id)
+
+
+def note_recall(state: AgentState, found: Recollection | None) -> None:
+    """Start the turn's trace with every candidate recall ranked, kept or dropped (why)."""
+    key = turn_key(state)
+    if key is not None:
+        COLLECTOR.start(key, recall_part(found))
+
+
+def note_trim(state: AgentState, removed: Sequence[BaseMessage], cut: Sequence[str]) -> None:
+    """Add the message ids trim removed from the checkpoint and those it cut."""
+    key = turn_key(state)
+    if key is not None:
+        COLLECTOR.add(key, {"trimmed": [m.id for m in removed if m.id], "truncated": list(cut)})
+
+
+def note_prompt(state: AgentState, prompt: Prompt) -> None:
+    """Add the prompt's tokens, budgets and what it showed (the last model call wins)."""
+    key = turn_key(state)
+    if key is not None:
+        calls = int((COLLECTOR.add(key, {})).get("model_calls", 0)) + 1
+        COLLECTOR.add(key, {**prompt_part(state, prompt), "model_calls": calls})
+
+
+def note_fold(
+    state: AgentState, summary: RunningSummary, folded: Sequence[BaseMessage], how: str
+) -> None:
+    """Add the summary version this turn wrote, which messages went into it, and how."""
+    key = turn_key(state)
+    if key is not None:
+        COLLECTOR.add(key, fold_part(summary, folded, how))
+
+
 def recall_part(found: Recollection | None) -> dict[str, Any]:
-    """The start of the turn's trace: every candidate recall ranked, kept or dropped (why)."""
+    """Every candidate recall ranked, kept or dropped (why), and the profile shown."""
     if found is None:
-        return {"started": True, "recall": []}
+        return {"recall": []}
     return {
-        "started": True,
         "recall": [
             {**c.model_dump(mode="json"), "text": clip(c.text, 500)}
             for c in found.candidates[:MAX_CANDIDATES]
@@ -46,11 +93,6 @@ def recall_part(found: Recollection | None) -> dict[str, Any]:
         "candidates": len(found.candidates),
         "profile": [f"{p.key}: {clip(p.value, 200)}" for p in found.profile],
     }
-
-
-def trim_part(removed: Sequence[BaseMessage], cut: Sequence[str]) -> dict[str, Any]:
-    """The message ids trim removed from the checkpoint and those it cut in the middle."""
-    return {"trimmed": [m.id for m in removed if m.id], "truncated": list(cut)}
 
 
 def prompt_part(state: AgentState, prompt: Prompt) -> dict[str, Any]:
@@ -67,7 +109,6 @@ def prompt_part(state: AgentState, prompt: Prompt) -> dict[str, Any]:
         },
         "summary_shown": clip(prompt.shown.get("summary", "")),
         "history_ids": prompt.shown.get("history_ids", []),
-        "model_calls": int((state.get("turn_trace") or {}).get("model_calls", 0)) + 1,
     }
 
 
@@ -87,11 +128,12 @@ def fold_part(summary: RunningSummary, folded: Sequence[BaseMessage], how: str) 
     }
 
 
-def record_turn(state: AgentState, ctx: Context, thread_id: str | None) -> dict[str, Any]:
-    """Finish the turn's trace and hand it to the writer; the update clears it from state."""
-    gathered = dict(state.get("turn_trace") or {})
-    if not tracing_enabled() or not thread_id or not gathered:
-        return {"turn_trace": None} if gathered else {}
+def record_turn(state: AgentState, ctx: Context) -> None:
+    """Finish the turn's trace and hand it to the writer (off the reply path)."""
+    key = turn_key(state)
+    gathered = COLLECTOR.take(key) if key is not None else None
+    if key is None or gathered is None:
+        return
     messages = list(state.get("messages", []))
     human = next((m for m in reversed(messages) if isinstance(m, HumanMessage)), None)
     reply = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
@@ -99,7 +141,6 @@ def record_turn(state: AgentState, ctx: Context, thread_id: str | None) -> dict[
     shown = [i for i in gathered.get("recalled_shown", []) if i in recalled]
     used = used_items(reply.text if reply else "", [(i, recalled[i]) for i in shown])
     summary = state.get("summary")
-    gathered.pop("started", None)
     trace = {
         **gathered,
         "model": resolve_model_name(ctx.model),
@@ -113,9 +154,8 @@ def record_turn(state: AgentState, ctx: Context, thread_id: str | None) -> dict[
         },
     }
     scope = Scope.for_user(ctx.org_id, ctx.user_id)
-    WRITER.submit(shared_pool(), PendingTrace(scope, thread_id, trace))
+    WRITER.submit(shared_pool(), PendingTrace(scope, key[0], trace))
     attach_to_langsmith(trace["metrics"] | {"tokens": trace.get("tokens", {})})
-    return {"turn_trace": None}
 
 
 def _said(message: BaseMessage | None) -> dict[str, Any] | None:

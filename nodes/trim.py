@@ -19,10 +19,9 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
 
 from nodes.context import context_of
-from nodes.trace import trim_part
+from nodes.trace import note_trim
 from recollect.history.pinning import eviction_note, pin_change, unscanned
 from recollect.history.window import close_dangling_calls, fit_window
-from recollect.trace.settings import tracing_enabled
 from state.agent import AgentState
 from state.context import Context
 
@@ -54,8 +53,7 @@ def trim(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         changes += [m for m in window.kept if m.id in truncated]
     if changes:
         update["messages"] = changes
-    if tracing_enabled():
-        update["turn_trace"] = trim_part(window.dropped, window.truncated_ids)
+    note_trim(state, window.dropped, window.truncated_ids)
     leaving = [*window.dropped, *window.excerpts, *([note] if note is not None else [])]
     if leaving:
         update["unfolded"] = [*state.get("unfolded", []), *leaving]

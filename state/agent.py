@@ -7,7 +7,7 @@ registering classes with the serializer.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, TypedDict
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
@@ -58,16 +58,6 @@ def replace_recalled(
     return list(update or [])
 
 
-def merge_trace(current: dict[str, Any] | None, update: dict[str, Any] | None) -> dict[str, Any]:
-    """A turn's trace is gathered node by node: recall starts it afresh (`started`), later
-    nodes add their parts, and None clears it once it has been handed to the writer."""
-    if update is None:
-        return {}
-    if update.get("started"):
-        return dict(update)
-    return {**(current or {}), **update}
-
-
 class AgentState(TypedDict, total=False):
     """Everything one conversation thread carries between turns."""
 
@@ -85,8 +75,6 @@ class AgentState(TypedDict, total=False):
     recalled: Annotated[list[RecalledItem], replace_recalled]
     context_tokens: dict[str, int]
     """Tokens per prompt category on the last model call (system, summary, history, ...)."""
-    turn_trace: Annotated[dict[str, Any], merge_trace]
-    """This turn's memory trace while it is gathered (`RECOLLECT_TRACE`); empty between turns."""
 
 
 class AgentInput(TypedDict):

@@ -62,6 +62,10 @@ EXPORT_JOBS = f"""
 SELECT id, thread_id, status, attempts, facts_found, last_error, created_at, finished_at
 FROM memory_jobs WHERE {OWNER} ORDER BY id
 """
+EXPORT_TRACES = f"""
+SELECT thread_id, turn, kind, checkpoint_bytes, created_at, trace FROM memory_traces
+WHERE {OWNER} ORDER BY thread_id, turn, id
+"""
 LIVE_FACTS = f"""
 SELECT category, text, confidence, learned_at FROM facts
 WHERE {OWNER} AND session_id IS NULL AND superseded_by IS NULL AND deleted_at IS NULL
@@ -95,6 +99,7 @@ def export_user(
                 ("refunds", EXPORT_REFUNDS),
                 ("review_queue", EXPORT_REVIEW),
                 ("jobs", EXPORT_JOBS),
+                ("memory_traces", EXPORT_TRACES),
                 ("authored_shared_facts", EXPORT_AUTHORED_SHARED),
                 ("acted_in_others_workflows", EXPORT_ACTED),
             )

@@ -41,6 +41,9 @@ def test_export_holds_every_store_with_fact_history_and_transcripts(
     assert [a["transition"] for a in document["audit"]] == ["create", "submit", "approve"]
     assert [r["text"] for r in document["review_queue"]] == ["ana maybe likes jazz"]
     assert [j["thread_id"] for j in document["jobs"]] == [ids["thread"]]
+    traces = document["memory_traces"]
+    assert [(t["thread_id"], t["turn"]) for t in traces] == [(ids["thread"], 1), (ids["thread"], 2)]
+    assert traces[1]["trace"]["user_message"]["text"] == "my order is 8842-B"
     threads = {t["thread_id"]: t for t in document["threads"]}
     assert threads[ids["approval_thread"]]["kind"] == "approval"
     transcript = threads[ids["thread"]]["transcript"]
