@@ -39,6 +39,11 @@ class BudgetShares:
 
 SHARES = BudgetShares()
 
+CITE_RECALLED = (
+    "Each recalled memory ends with its id, like [m:1a2b3c4d]; when you use one, name its id."
+)
+"""Asked only when memories are recalled; the ids let traces count which ones a reply used."""
+
 
 @dataclass(frozen=True)
 class Prompt:
@@ -75,6 +80,7 @@ def build_prompt(state: AgentState, ctx: Context, shares: BudgetShares = SHARES)
     )
     if recalled_body:
         sections.append(("Recalled memories", "recalled", recalled_body))
+        system_parts.append(CITE_RECALLED)
     summary = state.get("summary")
     if summary and summary["text"]:
         text = cap_summary(summary["text"], int(budget * shares.summary))
@@ -123,8 +129,13 @@ def pinned_items(state: AgentState) -> list[tuple[str, PinnedValue]]:
 
 
 def recalled_line(item: RecalledItem) -> str:
-    """How a recalled item is written in the prompt."""
-    return f"- ({item['learned_at'][:10]}) {item['text']}"
+    """How a recalled item is written in the prompt: dated, with its short id to cite."""
+    return f"- ({item['learned_at'][:10]}) {item['text']} [m:{short_id(item['id'])}]"
+
+
+def short_id(item_id: str) -> str:
+    """The id's last eight characters (a time-ordered id's first ones repeat within a minute)."""
+    return item_id[-8:]
 
 
 def pinned_line(item: PinnedValue) -> str:

@@ -115,7 +115,7 @@ def _story(found: dict[str, Any]) -> str:
         label = "turn" if turn["kind"] == "turn" else "memory job after turn"
         lines += [f"  {label} {turn['turn']}:"] + [f"    - {e}" for e in turn["events"]]
     for fact in found["memory"]:
-        lines.append(f"  memory: {fact['id'][:8]} {fact['status']}: {fact['text']}")
+        lines.append(f"  memory: {fact['id'][-8:]} {fact['status']}: {fact['text']}")
     return "\n".join(lines)
 
 
@@ -147,7 +147,7 @@ def _table(row: TraceRow) -> str:
         outcome = "shown" if c["id"] in shown else (c.get("dropped") or "prompt budget")
         rerank = "-" if c.get("rerank") is None else f"{c['rerank']:.2f}"
         lines.append(
-            f"  {c['id'][:8]} {c['score']:6.3f} {c.get('dense_rank') or '-':>6} "
+            f"  {c['id'][-8:]} {c['score']:6.3f} {c.get('dense_rank') or '-':>6} "
             f"{c.get('lexical_rank') or '-':>7} {rerank:>6} {c['recency']:7.2f} "
             f"{c['confidence']:4.2f}  {outcome:<13} {c['text'][:60]}"
         )

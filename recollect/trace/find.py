@@ -47,7 +47,7 @@ def _turn_events(trace: dict[str, Any], needle: str, carriers: set[str]) -> list
         if not _has(c.get("text"), needle):
             continue
         ranks = f"dense #{c.get('dense_rank')}, lexical #{c.get('lexical_rank')}"
-        head = f"recalled {c.get('kind')} {str(c.get('id'))[:8]} ({ranks}, score {c['score']:.3f})"
+        head = f"recalled {c.get('kind')} {str(c.get('id'))[-8:]} ({ranks}, score {c['score']:.3f})"
         if c.get("id") in shown_ids:
             events.append(f"shown: {head}")
         elif c.get("kept"):
@@ -57,9 +57,9 @@ def _turn_events(trace: dict[str, Any], needle: str, carriers: set[str]) -> list
     for fact in trace.get("facts", []):
         if _has(fact.get("text"), needle) or carriers & set(fact.get("sources", [])):
             verdict = fact.get("verdict")
-            detail = f" as {str(fact['fact_id'])[:8]}" if fact.get("fact_id") else ""
+            detail = f" as {str(fact['fact_id'])[-8:]}" if fact.get("fact_id") else ""
             if fact.get("superseded"):
-                detail += f", superseding {', '.join(s[:8] for s in fact['superseded'])}"
+                detail += f", superseding {', '.join(s[-8:] for s in fact['superseded'])}"
             if verdict in ("rejected", "review") and fact.get("reasons"):
                 detail += f" ({'; '.join(fact['reasons'])})"
             events.append(f"extracted: {verdict}{detail}")

@@ -28,13 +28,14 @@ def content_words(text: str) -> set[str]:
 
 
 def used_items(reply: str, items: Sequence[tuple[str, str]]) -> list[str]:
-    """The ids of recalled `(id, text)` items the reply drew on: it names the item's id, or
-    shares at least `USED_OVERLAP` of the item's content words (the fallback)."""
+    """The ids of recalled `(id, text)` items the reply drew on: it cites the item's short id
+    (`m:` and the id's last eight characters, as the prompt shows it), or shares at least
+    `USED_OVERLAP` of the item's content words (the fallback)."""
     said = content_words(reply)
     used = []
     for item_id, text in items:
         words = content_words(text)
-        cited = len(item_id) >= 8 and item_id[:8] in reply
+        cited = f"m:{item_id[-8:]}" in reply
         if cited or (words and len(words & said) / len(words) >= USED_OVERLAP):
             used.append(item_id)
     return used

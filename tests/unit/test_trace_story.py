@@ -92,13 +92,17 @@ def test_a_value_never_said_and_never_stored_says_so() -> None:
 
 def test_recall_use_is_a_cited_id_or_half_the_content_words() -> None:
     items = [
-        ("0193a2b4-aaaa-bbbb", "Prefers green tea with oat milk"),
-        ("0193ffff-cccc-dddd", "Works on the billing service in Rust"),
-        ("0193eeee-eeee-ffff", "Has a cat called Miso"),
+        ("01a22f97-d2b3-75de-a78c-3eae602dd24b", "Prefers green tea with oat milk"),
+        ("01a22f97-d290-777c-98aa-9a8c9ed5d77d", "Works on the billing service in Rust"),
+        ("01a22f97-d2a1-7000-8000-00000000cafe", "Has a cat called Miso"),
     ]
-    reply = "You like green tea (with oat milk). As noted in [0193ffff] you work on billing."
-    assert used_items(reply, items) == ["0193a2b4-aaaa-bbbb", "0193ffff-cccc-dddd"]
+    reply = "You like green tea (with oat milk). As [m:9ed5d77d] says, you work on billing."
+    assert used_items(reply, items) == [
+        "01a22f97-d2b3-75de-a78c-3eae602dd24b",
+        "01a22f97-d290-777c-98aa-9a8c9ed5d77d",
+    ]
     assert used_items("The cat sat.", items) == [], "one shared word of three is not use"
+    assert used_items("see 01a22f97", items) == [], "an id's time-ordered head is no citation"
 
 
 def test_stats_count_hits_verdicts_and_checkpoint_bytes() -> None:
