@@ -1,4 +1,7 @@
-"""The agent graph: recall → trim → call_model (⇄ tools) → summarize (when due) → extract.
+"""The agent graph: recall ∥ trim → call_model (⇄ tools) → summarize (when due) → extract.
+
+Recall and trim touch disjoint parts of the state, so they run as one step (one checkpoint
+fewer per turn, and trim's work overlaps recall's database round trips).
 
 `graph` is compiled without a checkpointer or store, as LangGraph Platform and `langgraph dev`
 inject their own; scripts, the CLI and tests call `make_graph` with Postgres persistence.
@@ -39,14 +42,14 @@ def _after_model(state: AgentState, runtime: Runtime[Context]) -> str:
     return "summarize" if fold_pending(state, runtime) else "extract"
 
 
-def _check_input(state: AgentState) -> str:
+def _check_input(state: AgentState) -> list[str]:
     """The turn's entry: the new human messages (after the last reply) must be within the
     size limits, or the run fails with one line before any node, embedder or model runs."""
     for message in reversed(state.get("messages", [])):
         if not isinstance(message, HumanMessage):
             break
         check_message(message.content)
-    return "recall"
+    return ["recall", "trim"]
 
 
 AgentBuilder = StateGraph[AgentState, Context, AgentInput, AgentState]
@@ -65,9 +68,8 @@ def build(memory: MemorySource, tools: Sequence[BaseTool] = AGENT_TOOLS) -> Agen
     graph_builder.add_node("tools", tool_node(tools))
     graph_builder.add_node("summarize", summarize)
     graph_builder.add_node("extract", extract)
-    graph_builder.add_conditional_edges(START, _check_input, ["recall"])
-    graph_builder.add_edge("recall", "trim")
-    graph_builder.add_edge("trim", "call_model")
+    graph_builder.add_conditional_edges(START, _check_input, ["recall", "trim"])
+    graph_builder.add_edge(["recall", "trim"], "call_model")
     graph_builder.add_conditional_edges(
         "call_model", _after_model, ["tools", "summarize", "extract"]
     )
