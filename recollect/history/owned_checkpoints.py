@@ -31,6 +31,7 @@ from langgraph.checkpoint.postgres import _ainternal, _internal
 from psycopg import AsyncCursor, Cursor
 from psycopg.errors import InsufficientPrivilege
 from psycopg.rows import DictRow, dict_row
+from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from recollect.auth.served import served_identity
 from recollect.history.retention import (
@@ -147,7 +148,8 @@ class ScopedPostgresSaver(RetainingPostgresSaver):
         self, *, pipeline: bool = False, snapshot: bool = False
     ) -> Iterator[Cursor[DictRow]]:
         settings = _settings(acting_scope(self.scope))
-        with self.lock, _internal.get_connection(self.conn) as conn, conn.transaction():
+        serialised = nullcontext() if isinstance(self.conn, ConnectionPool) else self.lock
+        with serialised, _internal.get_connection(self.conn) as conn, conn.transaction():
             if snapshot:
                 conn.execute(SNAPSHOT_SQL)  # an isolation level must come first
             conn.execute(SET_SCOPE, settings)
@@ -215,8 +217,11 @@ class AsyncScopedPostgresSaver(AsyncRetainingPostgresSaver):
         self, *, pipeline: bool = False, snapshot: bool = False
     ) -> AsyncIterator[AsyncCursor[DictRow]]:
         settings = _settings(acting_scope(self.scope))
+        # One shared connection serves one call at a time; a pool gives each call its own, so
+        # concurrent runs do not queue behind each other's round trips (the pool bounds them).
+        serialised = nullcontext() if isinstance(self.conn, AsyncConnectionPool) else self.lock
         async with (
-            self.lock,
+            serialised,
             _ainternal.get_connection(self.conn) as conn,
             conn.transaction(),
         ):
