@@ -9,12 +9,13 @@ inject their own; scripts, the CLI and tests call `make_graph` with Postgres per
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
+from langgraph._internal._runnable import RunnableCallable
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -22,11 +23,11 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
 from graphs.tools import AGENT_TOOLS, memory_tools, tool_node
-from nodes.call_model import make_call_model
-from nodes.extract import extract
+from nodes.call_model import make_acall_model, make_call_model
+from nodes.extract import aextract, extract
 from nodes.recall import MemorySource, RecallNode
 from nodes.summarize import fold_pending, summarize
-from nodes.trim import trim
+from nodes.trim import atrim, trim
 from recollect.history.limits import check_message
 from recollect.longterm.process import process_memory
 from state.agent import AgentInput, AgentState
@@ -55,6 +56,12 @@ def _check_input(state: AgentState) -> list[str]:
 AgentBuilder = StateGraph[AgentState, Context, AgentInput, AgentState]
 
 
+def twin(name: str, sync: Callable[..., Any], asynchronous: Callable[..., Any]) -> Any:
+    """One step with both forms: `invoke` (the CLI, scripts) calls `sync`, `ainvoke` and the
+    served API await `asynchronous`; both wrap the same plain logic."""
+    return RunnableCallable(sync, asynchronous, name=name, trace=False)
+
+
 def build(memory: MemorySource, tools: Sequence[BaseTool] = AGENT_TOOLS) -> AgentBuilder:
     """The agent's nodes and edges, with recall and the memory tools bound to `memory` (None:
     no long-term memory, and no memory tools) beside `tools` for the model to call."""
@@ -62,12 +69,15 @@ def build(memory: MemorySource, tools: Sequence[BaseTool] = AGENT_TOOLS) -> Agen
         AgentState, context_schema=Context, input_schema=AgentInput
     )
     tools = [*tools, *memory_tools(memory)]
-    graph_builder.add_node("recall", RecallNode(memory))
-    graph_builder.add_node("trim", trim)
-    graph_builder.add_node("call_model", make_call_model(tools))
+    recall = RecallNode(memory)
+    graph_builder.add_node("recall", twin("recall", recall, recall.acall))
+    graph_builder.add_node("trim", twin("trim", trim, atrim))
+    graph_builder.add_node(
+        "call_model", twin("call_model", make_call_model(tools), make_acall_model(tools))
+    )
     graph_builder.add_node("tools", tool_node(tools))
     graph_builder.add_node("summarize", summarize)
-    graph_builder.add_node("extract", extract)
+    graph_builder.add_node("extract", twin("extract", extract, aextract))
     graph_builder.add_conditional_edges(START, _check_input, ["recall", "trim"])
     graph_builder.add_edge(["recall", "trim"], "call_model")
     graph_builder.add_conditional_edges(

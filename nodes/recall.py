@@ -18,6 +18,7 @@ from nodes.context import context_of
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import Recollection
 from recollect.store.errors import RecollectError
+from recollect.store.offload import offloaded
 from recollect.store.scope import Scope
 from state.agent import AgentState, RecalledItem
 from state.context import Context
@@ -101,3 +102,8 @@ class RecallNode:
             log.warning("recall failed (%s); answering without long-term memory", exc)
             return {"recalled": []}
         return {"recalled": as_items(found)}
+
+    async def acall(self, state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+        """The async twin: the embedder and the engine's SQL run on the bounded executor, off
+        the server's event loop."""
+        return await offloaded(self, state, runtime)
