@@ -6,7 +6,9 @@ the offline model, on a throwaway embedded Postgres. At each level, N simulated 
 key and one thread each) send `--turns` messages each through `langgraph_sdk` (`runs.wait`),
 all at once; stock and recollect take turns level by level. Reported per level: turns per
 second (wall clock), p50/p95 latency of one turn, errors, and the peak number of Postgres
-connections the server held (polled from `pg_stat_activity`).
+connections the server held (polled from `pg_stat_activity`). `langgraph dev` executes one
+run at a time unless `--jobs` says otherwise, so by default the users queue in the server and
+turns per second measure a turn's whole served cost.
 
     python -m bench.load --json bench/out/load.json
     python -m bench.load --levels 1 8 --turns 3 --json /dev/null      # a quick run
@@ -169,7 +171,9 @@ async def drive(url: str, keys: list[str], assistant: str, turns: int) -> dict[s
     }
 
 
-def run(admin_uri: str, levels: Sequence[int], turns: int, log_dir: Path) -> dict[str, Any]:
+def run(
+    admin_uri: str, levels: Sequence[int], turns: int, log_dir: Path, jobs: int | None = None
+) -> dict[str, Any]:
     """Start the server once, warm both systems up, then every level for both systems."""
     keys = list(api_keys(max(levels)))
     env = {
@@ -182,7 +186,7 @@ def run(admin_uri: str, levels: Sequence[int], turns: int, log_dir: Path) -> dic
     watch = ConnectionWatch(admin_uri, DATABASE)
     systems: dict[str, Any] = {name: {"levels": []} for name in SYSTEMS}
     config = served_config(log_dir)
-    with langgraph_dev(env, log_dir / "server.log", config=config) as url:
+    with langgraph_dev(env, log_dir / "server.log", config=config, jobs=jobs) as url:
         for assistant in SYSTEMS.values():  # first turns load the embedder, open pools
             asyncio.run(drive(url, keys[:2], assistant, 1))
         for users in levels:
@@ -200,6 +204,7 @@ def run(admin_uri: str, levels: Sequence[int], turns: int, log_dir: Path) -> dic
     return {
         "benchmark": "load",
         "turns_per_user": turns,
+        "jobs": jobs,
         "model": "offline",
         "cpus": os.cpu_count(),
         "systems": systems,
@@ -240,12 +245,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--levels", type=int, nargs="+", default=list(LEVELS))
     parser.add_argument("--turns", type=int, default=TURNS, help="turns per user")
     parser.add_argument("--json", type=Path, default=None, help="write the result here")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help="runs the server executes at once (`--n-jobs-per-worker`; default: the server's, one)",
+    )
     args = parser.parse_args(argv)
-    if args.turns < 1 or min(args.levels) < 1:
-        parser.error("--turns and every level must be at least 1")
+    if args.turns < 1 or min(args.levels) < 1 or (args.jobs is not None and args.jobs < 1):
+        parser.error("--turns, --jobs and every level must be at least 1")
     root = Path(tempfile.mkdtemp(prefix="recollect-load-"))
     with temporary_postgres(root) as uri:
-        result = run(uri, args.levels, args.turns, root)
+        result = run(uri, args.levels, args.turns, root, args.jobs)
     print("recollect / stock turns/s:", json.dumps(result["ratios_recollect_vs_stock_turns_per_s"]))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
