@@ -4,11 +4,11 @@
 checkpointer) plus a stock `MessagesState` graph (`bench/stock_graph.py`), both answering with
 the offline model, on a throwaway embedded Postgres. At each level, N simulated users (one API
 key and one thread each) send `--turns` messages each through `langgraph_sdk` (`runs.wait`),
-all at once; stock and recollect take turns level by level. Reported per level: turns per
-second (wall clock), p50/p95 latency of one turn, errors, and the peak number of Postgres
-connections the server held (polled from `pg_stat_activity`). `langgraph dev` executes one
-run at a time unless `--jobs` says otherwise, so by default the users queue in the server and
-turns per second measure a turn's whole served cost.
+all at once; stock and recollect alternate within each level (`--rounds`, ABBA). Reported
+per level: turns per second (wall clock), p50/p95 latency of one turn, errors, and the peak
+number of Postgres connections the server held (polled from `pg_stat_activity`).
+`langgraph dev` executes one run at a time unless `--jobs` says otherwise, so by default the
+users queue in the server and turns per second measure a turn's whole served cost.
 
     python -m bench.load --json bench/out/load.json
     python -m bench.load --levels 1 8 --turns 3 --json /dev/null      # a quick run
@@ -40,6 +40,9 @@ SYSTEMS = {"stock": "stock", "recollect": "agent"}
 """System name → the assistant (graph id) that serves it."""
 LEVELS = (1, 8, 32, 64)
 TURNS = 5
+ROUNDS = 2
+"""Each level runs stock, recollect, recollect, stock (and so on): one system's luck with the
+shared machine's load is the other's too."""
 DATABASE = "bench_load"
 TOPICS = (
     "I moved to Lisbon last spring and I cycle to work",
@@ -150,29 +153,47 @@ async def one_user(
 
 
 async def drive(url: str, keys: list[str], assistant: str, turns: int) -> dict[str, Any]:
-    """All users at once; wall-clock throughput and per-turn latency."""
+    """All users at once; wall-clock time, ok turns, per-turn latencies and errors."""
     latencies: list[float] = []
     started = time.perf_counter()
     outcomes = await asyncio.gather(
         *(one_user(url, key, assistant, i, turns, latencies) for i, key in enumerate(keys))
     )
-    elapsed = time.perf_counter() - started
-    ok = sum(n for n, _ in outcomes)
-    errors = [line for _, lines in outcomes for line in lines]
     return {
-        "users": len(keys),
+        "seconds": time.perf_counter() - started,
+        "turns": sum(n for n, _ in outcomes),
+        "latencies": latencies,
+        "errors": [line for _, lines in outcomes for line in lines],
+    }
+
+
+def summary(users: int, rounds: list[dict[str, Any]], peak: int) -> dict[str, Any]:
+    """One level of one system over its rounds: turns per second over the rounds' summed wall
+    time, latency percentiles over every turn."""
+    seconds = sum(r["seconds"] for r in rounds)
+    ok = sum(r["turns"] for r in rounds)
+    latencies = [ms for r in rounds for ms in r["latencies"]]
+    errors = [line for r in rounds for line in r["errors"]]
+    return {
+        "users": users,
         "turns": ok,
-        "seconds": round(elapsed, 3),
-        "turns_per_s": round(ok / elapsed, 2) if elapsed else 0.0,
+        "seconds": round(seconds, 3),
+        "turns_per_s": round(ok / seconds, 2) if seconds else 0.0,
         "p50_ms": round(percentile(latencies, 0.50), 1),
         "p95_ms": round(percentile(latencies, 0.95), 1),
         "errors": len(errors),
         "error_samples": errors[:3],
+        "peak_pg_connections": peak,
     }
 
 
 def run(
-    admin_uri: str, levels: Sequence[int], turns: int, log_dir: Path, jobs: int | None = None
+    admin_uri: str,
+    levels: Sequence[int],
+    turns: int,
+    log_dir: Path,
+    jobs: int | None = None,
+    rounds: int = ROUNDS,
 ) -> dict[str, Any]:
     """Start the server once, warm both systems up, then every level for both systems."""
     keys = list(api_keys(max(levels)))
@@ -190,10 +211,18 @@ def run(
         for assistant in SYSTEMS.values():  # first turns load the embedder, open pools
             asyncio.run(drive(url, keys[:2], assistant, 1))
         for users in levels:
-            for name, assistant in SYSTEMS.items():
-                watch.start()
-                level = asyncio.run(drive(url, keys[:users], assistant, turns))
-                level["peak_pg_connections"] = watch.stop()
+            measured: dict[str, list[dict[str, Any]]] = {name: [] for name in SYSTEMS}
+            peaks = dict.fromkeys(SYSTEMS, 0)
+            order = list(SYSTEMS)
+            for round_index in range(rounds):  # ABBA…: drift in the machine's load hits both
+                for name in order if round_index % 2 == 0 else order[::-1]:
+                    watch.start()
+                    measured[name].append(
+                        asyncio.run(drive(url, keys[:users], SYSTEMS[name], turns))
+                    )
+                    peaks[name] = max(peaks[name], watch.stop())
+            for name in SYSTEMS:
+                level = summary(users, measured[name], peaks[name])
                 systems[name]["levels"].append(level)
                 print(
                     f"{name:10} users={users:3} turns/s={level['turns_per_s']:7.2f} "
@@ -205,6 +234,7 @@ def run(
         "benchmark": "load",
         "turns_per_user": turns,
         "jobs": jobs,
+        "rounds": rounds,
         "model": "offline",
         "cpus": os.cpu_count(),
         "systems": systems,
@@ -251,12 +281,14 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="runs the server executes at once (`--n-jobs-per-worker`; default: the server's, one)",
     )
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="alternating rounds a level")
     args = parser.parse_args(argv)
-    if args.turns < 1 or min(args.levels) < 1 or (args.jobs is not None and args.jobs < 1):
-        parser.error("--turns, --jobs and every level must be at least 1")
+    counts = [args.turns, args.rounds, *args.levels, args.jobs or 1]
+    if min(counts) < 1:
+        parser.error("--turns, --rounds, --jobs and every level must be at least 1")
     root = Path(tempfile.mkdtemp(prefix="recollect-load-"))
     with temporary_postgres(root) as uri:
-        result = run(uri, args.levels, args.turns, root, args.jobs)
+        result = run(uri, args.levels, args.turns, root, args.jobs, args.rounds)
     print("recollect / stock turns/s:", json.dumps(result["ratios_recollect_vs_stock_turns_per_s"]))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
