@@ -1,4 +1,7 @@
-"""The agent graph: recall → trim → call_model (⇄ tools) → summarize (when due) → extract.
+"""The agent graph: recall ∥ trim → call_model (⇄ tools) → summarize (when due) → extract.
+
+Recall and trim touch disjoint parts of the state, so they run as one step (one checkpoint
+fewer per turn, and trim's work overlaps recall's database round trips).
 
 `graph` is compiled without a checkpointer or store, as LangGraph Platform and `langgraph dev`
 inject their own; scripts, the CLI and tests call `make_graph` with Postgres persistence.
@@ -6,12 +9,13 @@ inject their own; scripts, the CLI and tests call `make_graph` with Postgres per
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
+from langgraph._internal._runnable import RunnableCallable
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -19,11 +23,11 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
 from graphs.tools import AGENT_TOOLS, memory_tools, tool_node
-from nodes.call_model import make_call_model
-from nodes.extract import extract
+from nodes.call_model import make_acall_model, make_call_model
+from nodes.extract import aextract, extract
 from nodes.recall import MemorySource, RecallNode
 from nodes.summarize import fold_pending, summarize
-from nodes.trim import trim
+from nodes.trim import atrim, trim
 from recollect.history.limits import check_message
 from recollect.longterm.process import process_memory
 from state.agent import AgentInput, AgentState
@@ -39,17 +43,23 @@ def _after_model(state: AgentState, runtime: Runtime[Context]) -> str:
     return "summarize" if fold_pending(state, runtime) else "extract"
 
 
-def _check_input(state: AgentState) -> str:
+def _check_input(state: AgentState) -> list[str]:
     """The turn's entry: the new human messages (after the last reply) must be within the
     size limits, or the run fails with one line before any node, embedder or model runs."""
     for message in reversed(state.get("messages", [])):
         if not isinstance(message, HumanMessage):
             break
         check_message(message.content)
-    return "recall"
+    return ["recall", "trim"]
 
 
 AgentBuilder = StateGraph[AgentState, Context, AgentInput, AgentState]
+
+
+def twin(name: str, sync: Callable[..., Any], asynchronous: Callable[..., Any]) -> Any:
+    """One step with both forms: `invoke` (the CLI, scripts) calls `sync`, `ainvoke` and the
+    served API await `asynchronous`; both wrap the same plain logic."""
+    return RunnableCallable(sync, asynchronous, name=name, trace=False)
 
 
 def build(memory: MemorySource, tools: Sequence[BaseTool] = AGENT_TOOLS) -> AgentBuilder:
@@ -59,15 +69,17 @@ def build(memory: MemorySource, tools: Sequence[BaseTool] = AGENT_TOOLS) -> Agen
         AgentState, context_schema=Context, input_schema=AgentInput
     )
     tools = [*tools, *memory_tools(memory)]
-    graph_builder.add_node("recall", RecallNode(memory))
-    graph_builder.add_node("trim", trim)
-    graph_builder.add_node("call_model", make_call_model(tools))
+    recall = RecallNode(memory)
+    graph_builder.add_node("recall", twin("recall", recall, recall.acall))
+    graph_builder.add_node("trim", twin("trim", trim, atrim))
+    graph_builder.add_node(
+        "call_model", twin("call_model", make_call_model(tools), make_acall_model(tools))
+    )
     graph_builder.add_node("tools", tool_node(tools))
     graph_builder.add_node("summarize", summarize)
-    graph_builder.add_node("extract", extract)
-    graph_builder.add_conditional_edges(START, _check_input, ["recall"])
-    graph_builder.add_edge("recall", "trim")
-    graph_builder.add_edge("trim", "call_model")
+    graph_builder.add_node("extract", twin("extract", extract, aextract))
+    graph_builder.add_conditional_edges(START, _check_input, ["recall", "trim"])
+    graph_builder.add_edge(["recall", "trim"], "call_model")
     graph_builder.add_conditional_edges(
         "call_model", _after_model, ["tools", "summarize", "extract"]
     )

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from langchain_core.messages import HumanMessage
+from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
 
@@ -24,28 +25,33 @@ class ModelNode(Protocol):
     def __call__(self, state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]: ...
 
 
-def make_call_model(tools: Sequence[BaseTool] = ()) -> ModelNode:
-    """A `call_model` step with `tools` bound (the graph decides which tools the agent has)."""
+class AsyncModelNode(Protocol):
+    """The async step's signature."""
 
-    def call_model(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
-        """One model call; the tokens per category go into state for traces and the demo.
+    async def __call__(self, state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]: ...
 
-        Tool results that arrived since the last human message (a tool loop) have not passed
-        through trim yet, so their exact values are pinned here, before the prompt's
-        tool-results share can cut them.
-        """
-        ctx = context_of(runtime)
-        messages = state.get("messages", [])
-        last_human = max(
-            (i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=0
-        )
-        fresh = unscanned(messages[last_human:], state.get("pinned_through"))
-        pins = pin_change(state.get("pinned"), fresh)
-        view: AgentState = {**state, "pinned": merge_pinned(state.get("pinned"), pins.update)}
-        prompt = build_prompt(view, ctx)
-        model = chat_model(ctx.model)
-        runnable = model.bind_tools(list(tools)) if tools else model
-        reply = runnable.invoke(prompt.messages)
+
+def _turn(
+    state: AgentState, runtime: Runtime[Context], tools: Sequence[BaseTool]
+) -> tuple[Runnable[Any, Any], list[Any], Callable[[Any], dict[str, Any]]]:
+    """The model call's plain logic, shared by the sync and async steps: the bound model, the
+    prompt, and what turns the reply into the state update.
+
+    Tool results that arrived since the last human message (a tool loop) have not passed
+    through trim yet, so their exact values are pinned here, before the prompt's tool-results
+    share can cut them.
+    """
+    ctx = context_of(runtime)
+    messages = state.get("messages", [])
+    last_human = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=0)
+    fresh = unscanned(messages[last_human:], state.get("pinned_through"))
+    pins = pin_change(state.get("pinned"), fresh)
+    view: AgentState = {**state, "pinned": merge_pinned(state.get("pinned"), pins.update)}
+    prompt = build_prompt(view, ctx)
+    model = chat_model(ctx.model)
+    runnable = model.bind_tools(list(tools)) if tools else model
+
+    def finish(reply: Any) -> dict[str, Any]:
         update: dict[str, Any] = {"messages": [reply], "context_tokens": prompt.tokens}
         note_prompt(view, prompt)
         if pins.update:
@@ -57,6 +63,28 @@ def make_call_model(tools: Sequence[BaseTool] = ()) -> ModelNode:
             update["unpinned"] = len(pins.evicted)
             update["unfolded"] = [*state.get("unfolded", []), note]
         return update
+
+    return runnable, list(prompt.messages), finish
+
+
+def make_call_model(tools: Sequence[BaseTool] = ()) -> ModelNode:
+    """A `call_model` step with `tools` bound (the graph decides which tools the agent has)."""
+
+    def call_model(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+        """One model call; the tokens per category go into state for traces and the demo."""
+        runnable, prompt, finish = _turn(state, runtime, tools)
+        return finish(runnable.invoke(prompt))
+
+    return call_model
+
+
+def make_acall_model(tools: Sequence[BaseTool] = ()) -> AsyncModelNode:
+    """The async twin of `make_call_model`, for the served API: the model is awaited
+    (`ainvoke`), so a slow model holds no thread while it thinks."""
+
+    async def call_model(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+        runnable, prompt, finish = _turn(state, runtime, tools)
+        return finish(await runnable.ainvoke(prompt))
 
     return call_model
 

@@ -17,6 +17,7 @@ from nodes.context import context_of
 from nodes.queue_for_extraction import queue_for_extraction, run_thread_id
 from nodes.trace import record_turn
 from recollect.extraction.queue import BufferedMessage, QueueUnavailableError
+from recollect.store.offload import offloaded
 from state.agent import AgentState
 from state.context import Context
 
@@ -42,6 +43,11 @@ def extract(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         # The reply stands; the next turn re-sends these messages, so nothing is lost.
         log.warning("%s; the next turn will queue these messages again", exc)
     return {}
+
+
+async def aextract(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """The async twin: the queue's one transaction runs on the bounded executor."""
+    return await offloaded(extract, state, runtime)
 
 
 def buffered(messages: list[AnyMessage]) -> list[BufferedMessage]:

@@ -19,6 +19,7 @@ from nodes.trace import note_recall
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import Recollection
 from recollect.store.errors import RecollectError
+from recollect.store.offload import offloaded
 from recollect.store.scope import Scope
 from state.agent import AgentState, RecalledItem
 from state.context import Context
@@ -107,3 +108,8 @@ class RecallNode:
         except (psycopg.Error, RecollectError) as exc:  # an outage costs context, not the reply
             log.warning("recall failed (%s); answering without long-term memory", exc)
             return None
+
+    async def acall(self, state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+        """The async twin: the embedder and the engine's SQL run on the bounded executor, off
+        the server's event loop."""
+        return await offloaded(self, state, runtime)

@@ -58,3 +58,8 @@ def trim(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
     if leaving:
         update["unfolded"] = [*state.get("unfolded", []), *leaving]
     return update
+
+
+async def atrim(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """The async twin: trim is a little CPU and no I/O, so it runs on the caller's loop."""
+    return trim(state, runtime)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, asynccontextmanager, contextmanager, nullcontext
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
 from langgraph._internal._constants import CONFIG_KEY_RUNTIME
@@ -31,6 +31,7 @@ from langgraph.checkpoint.postgres import _ainternal, _internal
 from psycopg import AsyncCursor, Cursor
 from psycopg.errors import InsufficientPrivilege
 from psycopg.rows import DictRow, dict_row
+from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from recollect.auth.served import served_identity
 from recollect.history.retention import (
@@ -100,6 +101,11 @@ def _claim_params(scope: Scope, config: RunnableConfig, metadata: CheckpointMeta
     }
 
 
+def _run_metadata(config: RunnableConfig) -> CheckpointMetadata:
+    """What a step's writes know of the run (its `graph_id`), as the checkpoint would."""
+    return cast(CheckpointMetadata, dict(config.get("metadata") or {}))
+
+
 def _after_snapshot(statements: _Statements) -> _Statements:
     """A prune's statements without its opening isolation level, which the scoped cursor
     sets itself (before the scope, as Postgres requires)."""
@@ -147,7 +153,8 @@ class ScopedPostgresSaver(RetainingPostgresSaver):
         self, *, pipeline: bool = False, snapshot: bool = False
     ) -> Iterator[Cursor[DictRow]]:
         settings = _settings(acting_scope(self.scope))
-        with self.lock, _internal.get_connection(self.conn) as conn, conn.transaction():
+        serialised = nullcontext() if isinstance(self.conn, ConnectionPool) else self.lock
+        with serialised, _internal.get_connection(self.conn) as conn, conn.transaction():
             if snapshot:
                 conn.execute(SNAPSHOT_SQL)  # an isolation level must come first
             conn.execute(SET_SCOPE, settings)
@@ -167,6 +174,17 @@ class ScopedPostgresSaver(RetainingPostgresSaver):
         with self._cursor(snapshot=True) as cur:
             _run(cur, _after_snapshot(keep_turns(_thread_of(config), max(self.retain, 1))))
 
+    def _claim(self, config: RunnableConfig, metadata: CheckpointMetadata) -> None:
+        """Own the thread before its first row: a step's writes may reach the database before
+        the checkpoint they follow, so both paths claim (once per process)."""
+        scope = acting_scope(self.scope)
+        if scope is not None:
+            params = _claim_params(scope, config, metadata)
+            if self._claims.needed(params):
+                with self._cursor() as cur:
+                    cur.execute(CLAIM_THREAD, params)
+                self._claims.done(params)
+
     def put_writes(
         self,
         config: RunnableConfig,
@@ -175,6 +193,7 @@ class ScopedPostgresSaver(RetainingPostgresSaver):
         task_path: str = "",
     ) -> None:
         with run_scope(config):
+            self._claim(config, _run_metadata(config))
             super().put_writes(config, writes, task_id, task_path)
 
     def put(
@@ -185,13 +204,7 @@ class ScopedPostgresSaver(RetainingPostgresSaver):
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
         with run_scope(config):
-            scope = acting_scope(self.scope)
-            if scope is not None:
-                params = _claim_params(scope, config, metadata)
-                if self._claims.needed(params):
-                    with self._cursor() as cur:
-                        cur.execute(CLAIM_THREAD, params)
-                    self._claims.done(params)
+            self._claim(config, metadata)
             try:
                 return super().put(config, checkpoint, metadata, new_versions)
             except InsufficientPrivilege as exc:
@@ -215,8 +228,11 @@ class AsyncScopedPostgresSaver(AsyncRetainingPostgresSaver):
         self, *, pipeline: bool = False, snapshot: bool = False
     ) -> AsyncIterator[AsyncCursor[DictRow]]:
         settings = _settings(acting_scope(self.scope))
+        # One shared connection serves one call at a time; a pool gives each call its own, so
+        # concurrent runs do not queue behind each other's round trips (the pool bounds them).
+        serialised = nullcontext() if isinstance(self.conn, AsyncConnectionPool) else self.lock
         async with (
-            self.lock,
+            serialised,
             _ainternal.get_connection(self.conn) as conn,
             conn.transaction(),
         ):
@@ -229,6 +245,26 @@ class AsyncScopedPostgresSaver(AsyncRetainingPostgresSaver):
             else:
                 async with conn.cursor(binary=True, row_factory=dict_row) as cur:
                     yield cur
+
+    async def _aclaim(self, config: RunnableConfig, metadata: CheckpointMetadata) -> None:
+        """Own the thread before its first row (see `ScopedPostgresSaver._claim`)."""
+        scope = acting_scope(self.scope)
+        if scope is not None:
+            params = _claim_params(scope, config, metadata)
+            if self._claims.needed(params):
+                async with self._cursor() as cur:
+                    await cur.execute(CLAIM_THREAD, params)
+                self._claims.done(params)
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        await self._aclaim(config, _run_metadata(config))
+        await super().aput_writes(config, writes, task_id, task_path)
 
     async def aprune_thread(self, config: RunnableConfig) -> None:
         """The stock-semantics prune, in one scoped snapshot transaction."""
@@ -243,13 +279,7 @@ class AsyncScopedPostgresSaver(AsyncRetainingPostgresSaver):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
-        scope = acting_scope(self.scope)
-        if scope is not None:
-            params = _claim_params(scope, config, metadata)
-            if self._claims.needed(params):
-                async with self._cursor() as cur:
-                    await cur.execute(CLAIM_THREAD, params)
-                self._claims.done(params)
+        await self._aclaim(config, metadata)
         try:
             return await super().aput(config, checkpoint, metadata, new_versions)
         except InsufficientPrivilege as exc:

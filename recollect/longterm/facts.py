@@ -19,6 +19,7 @@ from psycopg_pool import ConnectionPool
 
 from recollect.longterm import fact_sql as sql
 from recollect.longterm.duplicates import near_duplicate_similarity
+from recollect.longterm.presence import DensePresence
 from recollect.longterm.profile import (
     Profile,
     ProfilePolicy,
@@ -137,6 +138,7 @@ class LongTermMemory:
         self.recipe = recipe or RecallRecipe()
         self.reranker = reranker
         self._vector_types = VectorTypes()
+        self._presence = DensePresence()
 
     def _warm(self, texts: Sequence[str]) -> None:
         """Encode facts for the reranker now, off the recall path; a failure costs only speed."""
@@ -467,12 +469,16 @@ class LongTermMemory:
         `as_of`: what was true at that moment instead ("where did I live before?")."""
         scope_params(scope)
         moment = aware(as_of, "as_of") if as_of is not None else None
+        embedder = self.embedder
+        if embedder is not None and query_embedding is None:
+            # the query's embedding is most of a turn's CPU: skip it when nothing could match
+            embedder = embedder if self._presence.may_match(self.pool, scope) else None
         return recall_scope(
             self.pool,
             scope,
             query,
             recipe=recipe or self.recipe,
-            embedder=self.embedder,
+            embedder=embedder,
             k=k,
             token_budget=token_budget,
             now=moment or aware(now, "now"),

