@@ -54,10 +54,11 @@ def turn_key(state: AgentState) -> TurnKey | None:
 
 
 def note_recall(state: AgentState, found: Recollection | None) -> None:
-    """Start the turn's trace with every candidate recall ranked, kept or dropped (why)."""
+    """Add every candidate recall ranked, kept or dropped (why). Merged, not started afresh:
+    trim runs in the same step and may note its part first."""
     key = turn_key(state)
     if key is not None:
-        COLLECTOR.start(key, recall_part(found))
+        COLLECTOR.add(key, recall_part(found))
 
 
 def note_trim(state: AgentState, removed: Sequence[BaseMessage], cut: Sequence[str]) -> None:
