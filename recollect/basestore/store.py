@@ -389,7 +389,8 @@ class RecollectStore(BaseStore):
     def _ranked(
         self, owner: Target, items: list[_Found], op: SearchOp, prefix: Sequence[str]
     ) -> list[_Found]:
-        """The items whose facts recall finds for the query, scored and best first."""
+        """The items whose facts recall finds for the query, scored and best first; profile
+        fields (always in the agent's context) join only a search of the profile itself."""
         exact = not op.filter and len(prefix) <= 3
         k = op.offset + op.limit if exact else max(op.offset + op.limit, FILTERED_RECALL)
         assert op.query is not None
@@ -400,7 +401,8 @@ class RecollectStore(BaseStore):
             for f in items
             if f.fact_id is not None and f.fact_id in scores
         ]
-        ranked += [_Found(_scored(f.item, 1.0), None) for f in items if f.fact_id is None]
+        if len(prefix) >= 3:  # profile fields answer a query only where it names them
+            ranked += [_Found(_scored(f.item, 1.0), None) for f in items if f.fact_id is None]
         ranked.sort(key=lambda f: -(f.item.score or 0.0))
         return ranked
 
