@@ -13,8 +13,10 @@ from typing import Any
 import psycopg
 from langchain_core.messages import AnyMessage, HumanMessage
 from langgraph.runtime import Runtime
+from langgraph.store.base import BaseStore
 
 from nodes.context import context_of
+from recollect.basestore.values import item_text
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import Recollection
 from recollect.store.errors import RecollectError
@@ -23,6 +25,9 @@ from state.agent import AgentState, RecalledItem
 from state.context import Context
 
 log = logging.getLogger(__name__)
+
+STORE_RECALL_LIMIT = 8
+"""Items a store-backed recall brings into the prompt."""
 
 MemorySource = LongTermMemory | Callable[[], LongTermMemory | None] | None
 """The engine itself, a lazy provider (for graphs compiled before a database exists), or none."""
@@ -78,22 +83,40 @@ def as_items(found: Recollection) -> list[RecalledItem]:
     return items
 
 
+def from_store(store: BaseStore, ctx: Context, query: str) -> list[RecalledItem]:
+    """Recall through any `BaseStore` (`runtime.store`), from the user's `(org, user, "facts")`
+    namespace, best first: what a graph built without the engine still gets."""
+    items = store.search((ctx.org_id, ctx.user_id, "facts"), query=query, limit=STORE_RECALL_LIMIT)
+    return [
+        RecalledItem(
+            id=item.key,
+            kind=str(item.value.get("category") or "fact"),
+            text=item_text(item.value),
+            learned_at=str(item.value.get("learned_at") or item.updated_at.isoformat()),
+            score=round(item.score, 4) if item.score is not None else 0.0,
+        )
+        for item in items
+    ]
+
+
 class RecallNode:
-    """The `recall` node bound to a memory engine."""
+    """The `recall` node bound to a memory engine; without one, it searches `runtime.store`
+    (so a fork that swaps in another `BaseStore` keeps its recall)."""
 
     def __init__(self, source: MemorySource) -> None:
         self._source = source
 
     def __call__(self, state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         query = latest_user_text(list(state.get("messages", [])))
-        if self._source is None or not query:
+        if (self._source is None and runtime.store is None) or not query:
             return {"recalled": []}
         ctx = context_of(runtime)
         try:
             source = self._source
             engine = source() if callable(source) else source
-            if engine is None:
-                return {"recalled": []}
+            if engine is None:  # a graph built without the engine recalls from its store
+                store = runtime.store
+                return {"recalled": from_store(store, ctx, query) if store is not None else []}
             found = engine.recall(
                 Scope.for_user(ctx.org_id, ctx.user_id), query, token_budget=ctx.recall_tokens
             )

@@ -49,6 +49,14 @@ WHERE {_OWNER} AND s.labels = %(labels)s AND s.key = %(key)s
 FOR UPDATE OF s
 """
 
+ITEMS_OF_FACTS = f"""
+SELECT {_ITEM_COLUMNS}, s.expires_at IS NOT NULL AND s.expires_at <= now() AS expired
+FROM store_items s JOIN facts f ON f.id = s.fact_id
+WHERE {_OWNER} AND s.fact_id = ANY(%(ids)s::uuid[])
+ORDER BY s.updated_at DESC, s.labels, s.key
+"""
+"""The items naming facts a recall found; a fact named only by expired items is left out."""
+
 BARE_FACTS = f"""
 SELECT {FACT_COLUMNS} FROM facts f
 WHERE org_id = %(org_id)s AND user_id = %(user_id)s AND session_id IS NULL AND {LIVE}

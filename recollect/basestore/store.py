@@ -17,7 +17,7 @@ one line and nothing is written.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -90,6 +90,7 @@ class RecollectStore(BaseStore):
     `identity` is whom the store acts for outside a served request (a script, the CLI): it
     names the writer of organisation-shared facts and bounds searches and listings that name
     no user. Inside `langgraph dev` or LangGraph Platform, the authenticated caller does.
+    `clock` is the moment query searches rank recency from (None: now).
     """
 
     supports_ttl = True
@@ -100,8 +101,10 @@ class RecollectStore(BaseStore):
         *,
         identity: Identity | None = None,
         policy: ValidationPolicy | None = None,
+        clock: Callable[[], datetime] | None = None,
     ) -> None:
         self.memory = memory
+        self.clock = clock
         self.identity = identity
         self.policy = policy or ValidationPolicy.from_env()
 
@@ -372,10 +375,10 @@ class RecollectStore(BaseStore):
         prefix = tuple(op.namespace_prefix)
         found: list[_Found] = []
         for owner in owners:
-            items = self._owner_items(owner, prefix)
             if op.query:
-                items = self._ranked(owner, items, op, prefix)
-            found += items
+                found += self._ranked(owner, op, prefix)
+            else:
+                found += self._owner_items(owner, prefix)
         if op.query:
             found.sort(key=lambda f: -(f.item.score or 0.0))
         elif len(owners) > 1:
@@ -386,24 +389,37 @@ class RecollectStore(BaseStore):
             self._refresh([i for i in page if i.namespace[2] == Kind.FACTS.value])
         return page
 
-    def _ranked(
-        self, owner: Target, items: list[_Found], op: SearchOp, prefix: Sequence[str]
-    ) -> list[_Found]:
-        """The items whose facts recall finds for the query, scored and best first; profile
-        fields (always in the agent's context) join only a search of the profile itself."""
+    def _ranked(self, owner: Target, op: SearchOp, prefix: Sequence[str]) -> list[_Found]:
+        """Recall first, then the items that name the facts it found (one more statement):
+        scored and best first. Profile fields (always in the agent's context) join only a
+        search of the profile itself."""
         exact = not op.filter and len(prefix) <= 3
         k = op.offset + op.limit if exact else max(op.offset + op.limit, FILTERED_RECALL)
         assert op.query is not None
-        recalled = self.memory.recall(self._recall_scope(owner), op.query, k=min(k, MAX_LIMIT))
-        scores = {r.fact.id: r.score for r in recalled.facts}
-        ranked = [
-            _Found(_scored(f.item, scores[f.fact_id]), f.fact_id)
-            for f in items
-            if f.fact_id is not None and f.fact_id in scores
-        ]
-        if len(prefix) >= 3:  # profile fields answer a query only where it names them
-            ranked += [_Found(_scored(f.item, 1.0), None) for f in items if f.fact_id is None]
-        ranked.sort(key=lambda f: -(f.item.score or 0.0))
+        moment = self.clock() if self.clock is not None else None
+        recalled = self.memory.recall(
+            self._recall_scope(owner), op.query, k=min(k, MAX_LIMIT), now=moment
+        ).facts
+        ids = [r.fact.id for r in recalled]
+        named: dict[str, list[_Found]] = {}
+        with scoped(self.memory.pool, self._read_scope(owner)) as conn:
+            for row in conn.execute(sql.ITEMS_OF_FACTS, {**self._params(owner), "ids": ids}):
+                found = named.setdefault(str(row["fact_id"]), [])
+                if not row["expired"]:
+                    found.append(_as_item(owner.org_id, owner.owner, row))
+        ranked: list[_Found] = []
+        for r in recalled:
+            items = named.get(r.fact.id)
+            if items is None:
+                items = [_bare_item(owner.org_id, owner.owner, r.fact)]
+            ranked += [
+                _Found(_scored(f.item, r.score), f.fact_id)
+                for f in items
+                if matches_prefix(f.item.namespace, prefix)
+            ]
+        profile = Target(owner.org_id, owner.owner, Kind.PROFILE)
+        if len(prefix) >= 3 and not owner.shared and _reaches(prefix, profile.namespace()):
+            ranked += [_Found(_scored(f.item, 1.0), None) for f in self._profile_items(profile)]
         return ranked
 
     def _recall_scope(self, owner: Target) -> Scope:

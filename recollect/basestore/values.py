@@ -143,6 +143,7 @@ def fact_value(fact: StoredFact) -> dict[str, Any]:
         "confidence": round(fact.confidence, 4),
         "subject": fact.subject,
         "learned_at": fact.learned_at.isoformat(),
+        "source_ids": list(fact.source_ids),
     }
 
 
