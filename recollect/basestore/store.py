@@ -59,6 +59,7 @@ from recollect.basestore.values import (
     offered,
 )
 from recollect.extraction.validation import FactScreen, ValidationPolicy
+from recollect.longterm.fact_sql import LOCK_USER
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.profile import ProfileUpdate, updates_for
 from recollect.longterm.records import NewFact, ProfileEntry, RememberAction, StoredFact
@@ -269,6 +270,7 @@ class RecollectStore(BaseStore):
         params = self._params(target, key)
         vector = self.memory.embed_one(offer.fact.text)  # outside the transaction
         with scoped(self.memory.pool, scope) as conn:
+            conn.execute(LOCK_USER, params)  # two puts of one key cannot both write a fact
             conn.execute(sql.SWEEP_EXPIRED, params)
             old = conn.execute(sql.ITEM_FOR_UPDATE, params).fetchone()
             if old is not None and old["alive"] and old["fact_text"] == offer.fact.text:

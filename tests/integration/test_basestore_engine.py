@@ -5,6 +5,7 @@ recall, deletes are soft, ttl expires facts, and namespaces are tenants."""
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -199,3 +200,16 @@ def test_the_profile_is_a_namespace_of_fields(
     with pytest.raises(ValueRejectedError, match="lower_snake_case"):
         store.put(profile, "Time Zone", {"value": "UTC"})
     assert memory.profile(ALICE).values("timezone") == ["Europe/Lisbon"]
+
+
+def test_concurrent_puts_of_one_key_leave_one_live_fact(
+    store: RecollectStore, memory: LongTermMemory
+) -> None:
+    def put(number: int) -> None:
+        store.put(FACTS, "seat", {"text": f"Booked seat number {number} for the trip"})
+
+    with ThreadPoolExecutor(max_workers=4) as workers:
+        list(workers.map(put, range(12)))
+    item = store.get(FACTS, "seat")
+    assert item is not None
+    assert [f.text for f in memory.facts(ALICE)] == [item.value["text"]]
