@@ -71,7 +71,7 @@ def offered(value: Any, policy: ValidationPolicy, where: str) -> Offered:
             f"{where}: a value must be a JSON object, got {type(value).__name__}"
         )
     try:
-        size = len(json.dumps(value, default=str))
+        size = len(json.dumps(value, allow_nan=False))
     except (TypeError, ValueError) as exc:
         raise ValueRejectedError(f"{where}: the value is not JSON ({exc})") from exc
     if size > MAX_VALUE_BYTES:
