@@ -64,7 +64,7 @@ from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.profile import ProfileUpdate, updates_for
 from recollect.longterm.records import NewFact, ProfileEntry, RememberAction, StoredFact
 from recollect.store.scope import Scope
-from recollect.store.tenancy import scoped
+from recollect.store.tenancy import pipelined_scope, scoped
 
 MAX_LIMIT = 1000
 """Items one search or listing returns at most."""
@@ -404,11 +404,16 @@ class RecollectStore(BaseStore):
         ).facts
         ids = [r.fact.id for r in recalled]
         named: dict[str, list[_Found]] = {}
-        with scoped(self.memory.pool, self._read_scope(owner)) as conn:
-            for row in conn.execute(sql.ITEMS_OF_FACTS, {**self._params(owner), "ids": ids}):
-                found = named.setdefault(str(row["fact_id"]), [])
-                if not row["expired"]:
-                    found.append(_as_item(owner.org_id, owner.owner, row))
+        rows: list[dict[str, Any]] = []
+        if ids:  # one pipelined read: BEGIN, scope, items and COMMIT in two round trips
+            params = {**self._params(owner), "ids": ids}
+            scope = self._read_scope(owner)
+            with self.memory.pool.connection() as conn, pipelined_scope(conn, scope):
+                rows = conn.execute(sql.ITEMS_OF_FACTS, params, prepare=True).fetchall()
+        for row in rows:
+            found = named.setdefault(str(row["fact_id"]), [])
+            if not row["expired"]:
+                found.append(_as_item(owner.org_id, owner.owner, row))
         ranked: list[_Found] = []
         for r in recalled:
             items = named.get(r.fact.id)
