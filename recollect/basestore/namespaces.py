@@ -119,6 +119,13 @@ def tenants_of(prefix: Sequence[str]) -> tuple[str, str] | None:
     return tenant(parts[0], parts[1])
 
 
+def normal_prefix(prefix: Sequence[str]) -> tuple[str, ...]:
+    """`prefix` with its `(org, owner)` normalised as stored ("Acme" finds "acme")."""
+    parts = tuple(prefix)
+    named = tenants_of(parts)
+    return parts if named is None else (*named, *parts[2:])
+
+
 def matches_prefix(namespace: Sequence[str], prefix: Sequence[str]) -> bool:
     """`prefix` is a leading part of `namespace` (`*` matches any one element)."""
     return len(prefix) <= len(namespace) and all(

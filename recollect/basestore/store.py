@@ -47,6 +47,7 @@ from recollect.basestore.namespaces import (
     check_key,
     matches_prefix,
     matches_suffix,
+    normal_prefix,
     parse,
     tenants_of,
 )
@@ -374,7 +375,7 @@ class RecollectStore(BaseStore):
         ]
 
     def _search(self, owners: list[Target], op: SearchOp) -> list[SearchItem]:
-        prefix = tuple(op.namespace_prefix)
+        prefix = normal_prefix(op.namespace_prefix)
         found: list[_Found] = []
         for owner in owners:
             if op.query:
@@ -444,8 +445,10 @@ class RecollectStore(BaseStore):
         for owner in owners:
             seen.update(f.item.namespace for f in self._owner_items(owner, ()))
         for condition in op.match_conditions or ():
-            test = matches_prefix if condition.match_type == "prefix" else matches_suffix
-            seen = {ns for ns in seen if test(ns, tuple(condition.path))}
+            if condition.match_type == "prefix":
+                seen = {ns for ns in seen if matches_prefix(ns, normal_prefix(condition.path))}
+            else:
+                seen = {ns for ns in seen if matches_suffix(ns, tuple(condition.path))}
         if op.max_depth is not None:
             seen = {ns[: op.max_depth] for ns in seen}
         return sorted(seen)[op.offset : op.offset + op.limit]

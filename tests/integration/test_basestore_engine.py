@@ -170,6 +170,8 @@ def test_namespaces_are_tenants(memory: LongTermMemory) -> None:
         bob.put(("globex", "bob", "facts"), "k", {"text": "Prefers tea"})
     assert bob.search(("acme",)) == []
     assert alice.list_namespaces() == [FACTS]
+    assert [i.key for i in alice.search(("ACME", "Alice", "facts"))] == ["k"]
+    assert alice.list_namespaces(prefix=("Acme", "ALICE")) == [FACTS]
 
     alice.put(("acme", "@org", "facts"), "deploys", {"text": "Deploys happen on Fridays"})
     [shared] = bob.search(("acme", "@org"), query="when do deploys happen")
