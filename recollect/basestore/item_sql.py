@@ -10,7 +10,7 @@ _OWNER = "s.org_id = %(org_id)s AND s.user_id = %(user_id)s"
 _VISIBLE = "f.deleted_at IS NULL AND (s.expires_at IS NULL OR s.expires_at > now())"
 _ITEM_COLUMNS = (
     "s.labels, s.key, s.value, s.created_at, s.updated_at, s.fact_id::text AS fact_id, "
-    "f.text AS fact_text"
+    "f.text AS fact_text, s.expires_at"
 )
 
 SWEEP_EXPIRED = """

@@ -84,6 +84,8 @@ class _Found:
 
     item: SearchItem
     fact_id: str | None
+    expires: bool = False
+    """Whether the item has a ttl (only those are refreshed on read)."""
 
 
 class RecollectStore(BaseStore):
@@ -386,11 +388,11 @@ class RecollectStore(BaseStore):
             found.sort(key=lambda f: -(f.item.score or 0.0))
         elif len(owners) > 1:
             found.sort(key=lambda f: f.item.updated_at, reverse=True)
-        kept = [f.item for f in found if matches(f.item.value, _conditions(op.filter))]
+        kept = [f for f in found if matches(f.item.value, _conditions(op.filter))]
         page = kept[op.offset : op.offset + op.limit]
-        if op.refresh_ttl:
-            self._refresh([i for i in page if i.namespace[2] == Kind.FACTS.value])
-        return page
+        if op.refresh_ttl:  # only items that expire: most have no ttl, and reads stay reads
+            self._refresh([f.item for f in page if f.expires])
+        return [f.item for f in page]
 
     def _ranked(self, owner: Target, op: SearchOp, prefix: Sequence[str]) -> list[_Found]:
         """Recall first, then the items that name the facts it found (one more statement):
@@ -421,7 +423,7 @@ class RecollectStore(BaseStore):
             if items is None:
                 items = [_bare_item(owner.org_id, owner.owner, r.fact)]
             ranked += [
-                _Found(_scored(f.item, r.score), f.fact_id)
+                _Found(_scored(f.item, r.score), f.fact_id, f.expires)
                 for f in items
                 if matches_prefix(f.item.namespace, prefix)
             ]
@@ -486,6 +488,7 @@ def _as_item(org_id: str, owner: str, row: dict[str, Any]) -> _Found:
     return _Found(
         SearchItem(namespace, row["key"], row["value"], row["created_at"], row["updated_at"]),
         str(row["fact_id"]),
+        row["expires_at"] is not None,
     )
 
 
