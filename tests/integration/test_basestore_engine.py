@@ -156,6 +156,19 @@ def test_ttl_expires_the_item_and_then_its_fact(
     assert memory.facts(ALICE) == []
     with pytest.raises(ValueRejectedError, match="ttl"):
         store.put(FACTS, "k", {"text": "Fine"}, ttl=-1)
+    store.put(FACTS, "long", {"text": "Is on call this month"}, ttl=60)
+    store.put(FACTS, "kept", {"text": "Speaks Dutch"})
+
+    def expiry() -> dict[str, Any]:
+        return {r["key"]: r["expires_at"] for r in all_rows(
+            store.memory.pool, "SELECT key, expires_at FROM store_items")}  # fmt: skip
+
+    before = expiry()
+    assert before["kept"] is None
+    store.search(FACTS, query="on call")  # a read refreshes what expires, and only that
+    after = expiry()
+    assert after["long"] > before["long"]
+    assert after["kept"] is None
 
 
 def test_namespaces_are_tenants(memory: LongTermMemory) -> None:
