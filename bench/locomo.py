@@ -398,6 +398,9 @@ def _engine_systems(
     systems["recollect"] = run_system(
         conversations, ours(reranked, CROSS_ENCODER), "recollect (cross-encoder)"
     )
+    systems["recollect_store"] = recollect_store_system(
+        memory, conversations, reranked, rerankers.get(CROSS_ENCODER)
+    )
     if rerankers:
         systems["recollect_late_interaction"] = run_system(
             conversations, ours(reranked, LATE_INTERACTION), "recollect_late_interaction"
@@ -427,6 +430,55 @@ def _engine_systems(
         ablation["+recency_confidence (= recollect)"] = {key: final[key] for key in _SUMMARY_KEYS}
     systems["_ablation"] = ablation
     return systems
+
+
+def recollect_store_system(
+    memory: LongTermMemory,
+    conversations: Sequence[Conversation],
+    recipe: RecallRecipe,
+    reranker: Reranker | None,
+) -> dict[str, Any]:
+    """`recollect` through LangGraph's `BaseStore.search` (`RecollectStore`): the same engine,
+    recipe and reranker. Each question is asked of the engine and of the store, in alternating
+    order, so recall@k is compared answer for answer and the overhead on equal terms."""
+    from recollect.basestore.store import RecollectStore
+
+    print("  running recollect_store (beside the engine)", file=sys.stderr, flush=True)
+    engine = LongTermMemory(memory.pool, embedder=memory.embedder, recipe=recipe,
+                            reranker=reranker)  # fmt: skip
+    moment = [datetime.now(UTC)]
+    store = RecollectStore(engine, clock=lambda: moment[0])
+    questions: list[Question] = []
+    via_store: list[list[tuple[str, ...]]] = []
+    via_engine: list[list[tuple[str, ...]]] = []
+    store_ms: list[float] = []
+    engine_ms: list[float] = []
+    for conv in conversations:
+        moment[0] = conv.now
+        namespace = (conv.scope.org_id, conv.scope.user_id, "facts")
+        for number, q in enumerate(conv.questions):
+            for side in (0, 1) if number % 2 == 0 else (1, 0):
+                started = time.perf_counter()
+                if side == 0:
+                    found = engine.recall(conv.scope, q.text, now=conv.now).facts
+                    engine_ms.append((time.perf_counter() - started) * 1000)
+                    via_engine.append([r.fact.source_ids for r in found])
+                else:
+                    items = store.search(namespace, query=q.text, limit=recipe.k)
+                    store_ms.append((time.perf_counter() - started) * 1000)
+                    via_store.append([tuple(i.value["source_ids"]) for i in items])
+            questions.append(q)
+    out = score(questions, via_store)
+    out["latency_ms_p50"] = round(statistics.median(store_ms), 3)
+    out["latency_ms_p95"] = round(percentile(store_ms, 0.95), 3)
+    engine_row = score(questions, via_engine)
+    out["engine_recall_at_5"] = engine_row["recall_at_5"]
+    out["same_top_k_as_engine"] = round(
+        statistics.fmean(a == b for a, b in zip(via_store, via_engine, strict=True)), 4
+    )
+    out["engine_latency_ms_p50"] = round(statistics.median(engine_ms), 3)
+    out["overhead_p50"] = round(out["latency_ms_p50"] / out["engine_latency_ms_p50"] - 1, 4)
+    return out
 
 
 def replace_reranker(memory: LongTermMemory, reranker: Reranker | None) -> LongTermMemory:

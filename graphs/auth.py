@@ -20,6 +20,7 @@ from recollect.auth.ownership import (
     foreign_identity_in_run,
     is_approval_assistant,
     namespace_allowed,
+    own_store_prefix,
     owner_filter,
     stamp_owner,
     thread_filter,
@@ -110,12 +111,16 @@ async def search_shared_assistants(
 
 @auth.on.store()
 async def own_namespaces(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> None:
-    """Store items live under `(org, user, ...)`; another namespace is refused."""
+    """Store items live under `(org, user, ...)` or the organisation's `(org, "@org", ...)`;
+    a search or listing that names nobody is narrowed to the caller; the rest is refused."""
     identity = _caller(ctx)
+    if ctx.action in ("search", "list_namespaces"):
+        value["namespace"] = own_store_prefix(value.get("namespace"), identity)
     if not namespace_allowed(value.get("namespace"), identity):
         raise Auth.exceptions.HTTPException(
             status_code=403,
-            detail=f"store namespaces must start with ({identity.org_id!r}, {identity.user_id!r})",
+            detail=f"store namespaces must start with ({identity.org_id!r}, {identity.user_id!r})"
+            f" or ({identity.org_id!r}, '@org')",
         )
 
 

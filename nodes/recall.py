@@ -13,9 +13,11 @@ from typing import Any
 import psycopg
 from langchain_core.messages import AnyMessage, HumanMessage
 from langgraph.runtime import Runtime
+from langgraph.store.base import BaseStore
 
 from nodes.context import context_of
 from nodes.trace import note_recall
+from recollect.basestore.values import item_text
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import Recollection
 from recollect.store.errors import RecollectError
@@ -25,6 +27,9 @@ from state.agent import AgentState, RecalledItem
 from state.context import Context
 
 log = logging.getLogger(__name__)
+
+STORE_RECALL_LIMIT = 8
+"""Items a store-backed recall brings into the prompt."""
 
 MemorySource = LongTermMemory | Callable[[], LongTermMemory | None] | None
 """The engine itself, a lazy provider (for graphs compiled before a database exists), or none."""
@@ -80,16 +85,45 @@ def as_items(found: Recollection) -> list[RecalledItem]:
     return items
 
 
+def from_store(store: BaseStore, ctx: Context, query: str) -> list[RecalledItem]:
+    """Recall through any `BaseStore` (`runtime.store`), from the user's `(org, user, "facts")`
+    namespace, best first: what a graph built without the engine still gets."""
+    items = store.search((ctx.org_id, ctx.user_id, "facts"), query=query, limit=STORE_RECALL_LIMIT)
+    return [
+        RecalledItem(
+            id=item.key,
+            kind=str(item.value.get("category") or "fact"),
+            text=item_text(item.value),
+            learned_at=str(item.value.get("learned_at") or item.updated_at.isoformat()),
+            score=round(item.score, 4) if item.score is not None else 0.0,
+        )
+        for item in items
+    ]
+
+
 class RecallNode:
-    """The `recall` node bound to a memory engine."""
+    """The `recall` node bound to a memory engine; without one, it searches `runtime.store`
+    (so a fork that swaps in another `BaseStore` keeps its recall)."""
 
     def __init__(self, source: MemorySource) -> None:
         self._source = source
 
     def __call__(self, state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+        query = latest_user_text(list(state.get("messages", [])))
+        store = runtime.store
+        if query and store is not None and self._engine() is None:
+            try:  # a graph built without the engine recalls from its store
+                return {"recalled": from_store(store, context_of(runtime), query)}
+            except (psycopg.Error, RecollectError) as exc:
+                log.warning("recall failed (%s); answering without long-term memory", exc)
+                return {"recalled": []}
         found = self.recollect(state, runtime)
         note_recall(state, found)
         return {"recalled": as_items(found) if found is not None else []}
+
+    def _engine(self) -> LongTermMemory | None:
+        source = self._source
+        return source() if callable(source) else source
 
     def recollect(self, state: AgentState, runtime: Runtime[Context]) -> Recollection | None:
         """The engine's recall for the latest user message; None without memory or query."""
@@ -98,8 +132,7 @@ class RecallNode:
             return None
         ctx = context_of(runtime)
         try:
-            source = self._source
-            engine = source() if callable(source) else source
+            engine = self._engine()
             if engine is None:
                 return None
             return engine.recall(

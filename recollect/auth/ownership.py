@@ -18,6 +18,7 @@ from typing import Any
 
 from recollect.auth.identity import Identity
 from recollect.store.identity import InvalidIdError, normalise_id
+from recollect.store.scope import ORG_OWNER
 
 OWNER_KEY = "owner"
 """The metadata key every owned resource carries, and every read is filtered by."""
@@ -82,13 +83,22 @@ def foreign_identity_in_run(kwargs: Mapping[str, Any], identity: Identity) -> st
 
 
 def namespace_allowed(namespace: Sequence[str] | None, identity: Identity) -> bool:
-    """Store items live under `(org, user, ...)`; only their owner reads or writes them."""
+    """Store items live under `(org, user, ...)`, only their owner reads or writes them, and
+    the organisation's shared facts under `(org, "@org", ...)`, which its members share."""
     if not namespace or len(namespace) < 2:
         return False
     try:
-        return (normalise_id(namespace[0]), normalise_id(namespace[1])) == (
-            identity.org_id,
-            identity.user_id,
-        )
+        org_id = normalise_id(namespace[0])
+        owner = namespace[1] if namespace[1] == ORG_OWNER else normalise_id(namespace[1])
     except InvalidIdError:
         return False
+    return org_id == identity.org_id and owner in (identity.user_id, ORG_OWNER)
+
+
+def own_store_prefix(namespace: Sequence[str] | None, identity: Identity) -> tuple[str, ...]:
+    """A search or listing that names no user (or only the caller's organisation) is narrowed
+    to the caller's own `(org, user)`, whatever store serves it."""
+    parts = tuple(namespace or ())
+    if not parts or (len(parts) == 1 and parts[0] == identity.org_id):
+        return (identity.org_id, identity.user_id)
+    return parts

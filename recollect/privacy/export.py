@@ -49,6 +49,10 @@ SELECT id::text AS id, category, subject, text, confidence, learned_at, deleted_
 FROM facts WHERE org_id = %(org_id)s AND user_id = '{ORG_OWNER}' AND author_id = %(user_id)s
 ORDER BY learned_at, id
 """
+EXPORT_STORE_ITEMS = f"""
+SELECT labels, key, fact_id::text AS fact_id, value, created_at, updated_at, expires_at
+FROM store_items WHERE {OWNER} ORDER BY created_at, labels, key
+"""
 EXPORT_ACTED = "SELECT * FROM recollect_acted_rows()"
 EXPORT_WORKFLOWS = f"SELECT * FROM approval_workflows WHERE {OWNER} ORDER BY created_at, id"
 EXPORT_AUDIT = f"SELECT * FROM approval_audit WHERE {OWNER} ORDER BY at, workflow_id"
@@ -91,6 +95,7 @@ def export_user(
             name: [dict(r) for r in conn.execute(statement, owner).fetchall()]
             for name, statement in (
                 ("facts", EXPORT_FACTS),
+                ("store_items", EXPORT_STORE_ITEMS),
                 ("profile", EXPORT_PROFILE),
                 ("episodes", EXPORT_EPISODES),
                 ("threads", EXPORT_THREADS),

@@ -28,6 +28,7 @@ CHECKPOINT_TABLES: tuple[str, ...] = ("checkpoint_writes", "checkpoint_blobs", "
 
 USER_TABLES: tuple[str, ...] = (
     "memory_traces",
+    "store_items",
     "facts",
     "profiles",
     "episodes",

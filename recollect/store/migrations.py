@@ -36,6 +36,7 @@ from recollect.store.schema.memory_jobs import (
 from recollect.store.schema.org_facts import ORG_SHARED_FACTS_SQL
 from recollect.store.schema.profiles import PROFILE_DOCUMENTS
 from recollect.store.schema.sessions import SESSION_ENDS
+from recollect.store.schema.store_items import STORE_ITEMS_SQL
 from recollect.store.schema.traces import MEMORY_TRACES
 from recollect.store.schema.valid_time import VALID_TIME
 from recollect.store.server import (
@@ -87,6 +88,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(15, "checkpoints behind row-level security", CHECKPOINTS_BEHIND_RLS),
     Migration(16, "definer functions: their own role, bounded arguments", DEFINERS_SQL),
     Migration(17, "memory traces per turn and per extraction job", MEMORY_TRACES),
+    Migration(18, "store items: BaseStore keys and values over facts", STORE_ITEMS_SQL),
 )
 
 

@@ -35,6 +35,13 @@ def test_export_holds_every_store_with_fact_history_and_transcripts(
     assert facts["ana prefers tea"]["status"] == "live"
     assert "embedding" not in facts["ana prefers tea"]
     assert document["profile"][0]["fields"]["name"][0]["value"] == "Ana"
+    [item] = document["store_items"]
+    assert (item["labels"], item["key"], item["value"]) == (
+        ["notes"],
+        "seat",
+        {"text": "ana likes aisles"},
+    )
+    assert facts["ana likes aisles"]["id"] == item["fact_id"]
     assert document["episodes"][0]["summary"] == "ana asked about a refund"
     assert [w["id"] for w in document["workflows"]] == [ids["workflow"]]
     assert [r["order_id"] for r in document["refunds"]] == ["8842-ANA"]

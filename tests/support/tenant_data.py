@@ -18,6 +18,7 @@ from recollect.approvals.store import (
     record_transition,
     record_workflow,
 )
+from recollect.basestore.store import RecollectStore
 from recollect.extraction import queue as jobs
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewEpisode, NewFact, ProfileEntry
@@ -37,7 +38,8 @@ def populate_user(
     pool: ConnectionPool[Any], checkpointer: PostgresSaver, scope: Scope
 ) -> dict[str, str]:
     """Facts (one superseded) with embeddings, profile, episode, review item, job, approval
-    workflow with audit and refund, and an agent thread with checkpoints; returns the ids."""
+    workflow with audit and refund, a store item, and an agent thread with checkpoints;
+    returns the ids."""
     tag = scope.user_id
     memory = LongTermMemory(pool)
     memory.ingest(
@@ -56,6 +58,9 @@ def populate_user(
                 subject="city", confidence=0.9),
     )  # fmt: skip
     memory.set_profile(scope, [ProfileEntry(key="name", value=tag.capitalize())])
+    RecollectStore(memory).put(
+        (scope.org_id, scope.user_id, "facts", "notes"), "seat", {"text": f"{tag} likes aisles"}
+    )
     memory.record_episode(scope, NewEpisode(summary=f"{tag} asked about a refund"))
     with scoped(pool, scope) as conn:
         conn.execute(INSERT_REVIEW_ITEM, {"org_id": scope.org_id, "user_id": scope.user_id,

@@ -1,0 +1,1 @@
+"""Recollect behind LangGraph's `BaseStore`: namespaces as scopes, items as facts."""
