@@ -17,6 +17,7 @@ from psycopg_pool import ConnectionPool
 
 from recollect.approvals.records import RefundRequest
 from recollect.approvals.store import find_workflow, list_workflows, workflow_detail
+from recollect.basestore.store import RecollectStore
 from recollect.extraction.review import list_candidates
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewEpisode, NewFact, ProfileEntry
@@ -54,6 +55,7 @@ def _tenants() -> list[Scope]:
 
 def _populate(pool: ConnectionPool[Any], rng: random.Random) -> None:
     memory = LongTermMemory(pool)
+    store = RecollectStore(memory)
     for org in range(ORGS):
         memory.remember(
             Scope.for_org(f"org-{org}", "user-0"),
@@ -70,6 +72,8 @@ def _populate(pool: ConnectionPool[Any], rng: random.Random) -> None:
         memory.ingest(scope, facts, vectors)
         memory.set_profile(scope, [ProfileEntry(key="name", value=tag)])
         memory.record_episode(scope, NewEpisode(summary=f"{tag} talked about tea"))
+        store.put((scope.org_id, scope.user_id, "facts", "notes"), "seat",
+                  {"text": f"{tag} likes aisles"})  # fmt: skip
         claim_thread(pool, scope, f"{tag}/chat")
         write_turns(pool, [PendingTrace(scope, f"{tag}/chat", {"user_message": {"text": tag}})])
         with scoped(pool, scope) as conn:
@@ -103,6 +107,7 @@ def test_fifty_tenants_ten_thousand_reads_no_foreign_row(pool: ConnectionPool[An
     setup_s = time.perf_counter() - started
 
     memory = LongTermMemory(pool)
+    store = RecollectStore(memory)
     tenants = _tenants()
     foreign: list[str] = []
     own_rows = 0
@@ -118,7 +123,7 @@ def test_fifty_tenants_ten_thousand_reads_no_foreign_row(pool: ConnectionPool[An
 
     def read(scope: Scope) -> None:
         nonlocal own_rows
-        path = rng.randrange(10)
+        path = rng.randrange(11)
         other = rng.choice(tenants)
         if path == 0:
             got = memory.recall(scope, rng.choice(WORDS), k=10,
@@ -162,6 +167,13 @@ def test_fifty_tenants_ten_thousand_reads_no_foreign_row(pool: ConnectionPool[An
                    for t in traces) or (traces and other != scope):  # fmt: skip
                 foreign.append(f"traces of {thread} as {scope}")
             own_rows += len(traces)
+        elif path == 9:
+            found_items = store.search((scope.org_id, scope.user_id), limit=50)
+            check("store search", scope, {(i.namespace[0], i.namespace[1]) for i in found_items},
+                  False)  # fmt: skip
+            if not any(i.key == "seat" for i in found_items):
+                foreign.append(f"store search as {scope} misses its own item")
+            own_rows += len(found_items)
         elif path == 7:
             got = memory.recall(scope, "name", k=1)
             if {p.value for p in got.profile} != {f"{scope.org_id}/{scope.user_id}"}:
