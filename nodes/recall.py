@@ -2,6 +2,7 @@
 
 The query is the latest user message; the result replaces last turn's `recalled` items, so the
 prompt always carries what is relevant now (with dates, so the model can discount old material).
+The profile comes back for every turn, an empty or content-free message included.
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ class RecallNode:
 
     def __call__(self, state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         query = latest_user_text(list(state.get("messages", [])))
-        if self._source is None or not query:
+        if self._source is None:
             return {"recalled": []}
         ctx = context_of(runtime)
         try:

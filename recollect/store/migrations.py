@@ -28,6 +28,7 @@ from recollect.store.schema.checkpoints import CHECKPOINTS_BEHIND_RLS
 from recollect.store.schema.core import PROTECT_FUNCTION, THREADS
 from recollect.store.schema.definers import DEFINERS_SQL
 from recollect.store.schema.extraction_queue import CREATE_EXTRACTION_QUEUE
+from recollect.store.schema.fact_encodings import FACT_ENCODINGS
 from recollect.store.schema.long_term import LONG_TERM_MEMORY_SQL
 from recollect.store.schema.memory_jobs import (
     CLAIM_JOB_FOR_MODELS_SQL,
@@ -85,6 +86,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(14, "valid time of facts: valid_from and valid_to", VALID_TIME),
     Migration(15, "checkpoints behind row-level security", CHECKPOINTS_BEHIND_RLS),
     Migration(16, "definer functions: their own role, bounded arguments", DEFINERS_SQL),
+    Migration(17, "reranker encodings per fact", FACT_ENCODINGS),
 )
 
 

@@ -21,6 +21,7 @@ from recollect.approvals.store import (
 from recollect.extraction import queue as jobs
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewEpisode, NewFact, ProfileEntry
+from recollect.longterm.rerankers import LATE_INTERACTION, load_reranker
 from recollect.store.scope import REVIEWER, Scope
 from recollect.store.tenancy import scoped
 from recollect.store.threads import claim_thread
@@ -38,7 +39,7 @@ def populate_user(
     """Facts (one superseded) with embeddings, profile, episode, review item, job, approval
     workflow with audit and refund, and an agent thread with checkpoints; returns the ids."""
     tag = scope.user_id
-    memory = LongTermMemory(pool)
+    memory = LongTermMemory(pool, reranker=load_reranker(LATE_INTERACTION))  # + its encodings
     memory.ingest(
         scope,
         [NewFact(text=f"{tag} prefers tea", category=FactCategory.PREFERENCE, confidence=0.9)],
