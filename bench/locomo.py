@@ -16,8 +16,17 @@ Systems, in one run and one process, all on the same embedder:
   by the packaged cross-encoder when the `rerank` extra is installed), each conversation a user
   behind row-level security;
 - `recollect_late_interaction`: the same with the cheaper late-interaction reranker;
-- `recollect_no_rerank`: the same without a reranker (the fast default).
+- `recollect_no_rerank`: the same without a reranker.
+- `recollect_default`: what a user gets with nothing configured: late interaction on the fused
+  top 40, the embedder's relevance floor, English-only reranking.
 `ablation` adds one component at a time, then varies the reranker's candidate pool.
+
+Honest split: constants are tuned on the `--tune` conversations (default 0,1,2: the sweep of
+relevance floor, head size and blend weight is in `tuning`), systems are reported on the
+`--report` conversations (default 3,4,5) with paired bootstrap 95% confidence intervals of each
+system's recall@5 minus stock's (`ci_vs_stock`). `cold_vs_warm` times the default path with its
+late-interaction cache emptied before every question (encodings read from `fact_encodings`)
+against the warm cache.
 
     python -m bench.locomo --data ../shared/data/locomo/locomo_dev.json --json out.json
 """
@@ -39,11 +48,18 @@ from typing import Any
 import psycopg
 from langchain_core.embeddings import Embeddings
 
+from recollect.longterm.configured import DEFAULT_RERANK_LIMIT
 from recollect.longterm.embeddings import embed_texts, embeddings_name, init_embeddings
 from recollect.longterm.facts import LongTermMemory
-from recollect.longterm.recipe import Method, RecallRecipe
+from recollect.longterm.recipe import NO_FLOOR, Method, RecallRecipe
 from recollect.longterm.records import FactCategory, NewFact
-from recollect.longterm.rerankers import CROSS_ENCODER, LATE_INTERACTION, Reranker, load_reranker
+from recollect.longterm.rerankers import (
+    CROSS_ENCODER,
+    LATE_INTERACTION,
+    LateInteractionReranker,
+    Reranker,
+    load_reranker,
+)
 from recollect.store.migrations import migrate
 from recollect.store.roles import app_uri
 from recollect.store.scope import Scope
@@ -51,7 +67,6 @@ from recollect.store.server import CONNECTION_KWARGS, open_pool, resolve_uri, wi
 
 CATEGORIES = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop"}
 DATE_FORMAT = "%I:%M %p on %d %B, %Y"
-DEFAULT_RERANK_LIMIT = 40
 DEFAULT_DATA = Path("..") / "shared" / "data" / "locomo" / "locomo_dev.json"
 """Relative to the repository root, where the shared test data sits beside it."""
 ORG = "locomo"
@@ -203,7 +218,40 @@ def run_system(
     out = score(questions, results)
     out["latency_ms_p50"] = round(statistics.median(timings), 3)
     out["latency_ms_p95"] = round(percentile(timings, 0.95), 3)
+    out["_per_question"] = per_question_recall(questions, results)
     return out
+
+
+def per_question_recall(
+    questions: Sequence[Question], results: Sequence[Sequence[tuple[str, ...]]]
+) -> list[float]:
+    """recall@5 of each question, in order, for paired comparisons."""
+    out = []
+    for question, sources in zip(questions, results, strict=True):
+        wanted = set(question.evidence)
+        top5 = set().union(*sources[:5]) if sources else set()
+        out.append(len(wanted & top5) / len(wanted))
+    return out
+
+
+def paired_bootstrap(
+    ours: Sequence[float], theirs: Sequence[float], rounds: int = 2000, seed: int = 7
+) -> dict[str, float]:
+    """Mean difference and its 95% percentile interval, resampling questions with pairs kept."""
+    import numpy as np
+
+    diff = np.asarray(ours, dtype=np.float64) - np.asarray(theirs, dtype=np.float64)
+    rng = np.random.default_rng(seed)
+    means = diff[rng.integers(0, len(diff), size=(rounds, len(diff)))].mean(axis=1)
+    return {
+        "diff": round(float(diff.mean()), 4),
+        "ci95_low": round(float(np.percentile(means, 2.5)), 4),
+        "ci95_high": round(float(np.percentile(means, 97.5)), 4),
+    }
+
+
+def _indices(text: str) -> list[int]:
+    return [int(part) for part in text.split(",") if part.strip()]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -216,10 +264,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rerank-limit", type=int, default=DEFAULT_RERANK_LIMIT)
     parser.add_argument("--no-ablation", action="store_true", help="skip the ablation rows")
     parser.add_argument(
+        "--no-cross-encoder", action="store_true", help="skip the slow cross-encoder system"
+    )
+    parser.add_argument(
+        "--latency-only", action="store_true",
+        help="only the default path's warm and cold latency on the report conversations",
+    )  # fmt: skip
+    parser.add_argument(
         "--pool-sizes", type=int, nargs="*", default=[20, 60],
         help="ablation: rerank this many fused candidates (candidate lists at least as long)",
     )  # fmt: skip
     parser.add_argument("--conversations", type=int, default=0, help="only the first N")
+    parser.add_argument(
+        "--tune", type=_indices, default=[0, 1, 2], help="conversations to tune on (0-based)"
+    )
+    parser.add_argument(
+        "--report", type=_indices, default=[3, 4, 5], help="conversations to report (0-based)"
+    )
     args = parser.parse_args(argv)
     if args.data is None:
         args.data = Path(__file__).resolve().parents[1] / DEFAULT_DATA
@@ -232,6 +293,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     conversations = load(args.data)
     if args.conversations:
         conversations = conversations[: args.conversations]
+    known = range(len(conversations))
+    args.tune = [i for i in args.tune if i in known]
+    args.report = [i for i in args.report if i in known] or list(known)
+    if set(args.tune) & set(args.report):
+        parser.error("--tune and --report must not share a conversation")
     name = embeddings_name(args.embeddings)
     embedder = init_embeddings(name)
     if embedder is None:
@@ -257,7 +323,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         conn.execute(f'CREATE DATABASE "{dbname}"')
     uri = with_database(admin, dbname)
     try:
-        systems, ablation = _run_all(
+        systems, ablation, tuning, cold_warm = _run_all(
             uri,
             conversations,
             facts,
@@ -275,6 +341,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = {
         "data": args.data.name,
         "conversations": len(conversations),
+        "tune_conversations": args.tune,
+        "report_conversations": args.report,
         "facts": len(facts),
         "questions": len(questions),
         "embeddings": name,
@@ -285,11 +353,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         "rerank_limit": args.rerank_limit if rerankers else 0,
         "systems": systems,
         "ablation": ablation,
+        "tuning": tuning,
+        "cold_vs_warm": cold_warm,
     }
-    best_stock = max(systems["stock"]["recall_at_5"], systems["fulltext"]["recall_at_5"])
-    report["recollect_minus_best_baseline_recall_at_5"] = round(
-        systems["recollect"]["recall_at_5"] - best_stock, 4
-    )
+    per_question = {name: row.pop("_per_question") for name, row in systems.items()}
+    report["ci_vs_stock"] = {
+        name: paired_bootstrap(values, per_question["stock"])
+        for name, values in per_question.items()
+        if name != "stock"
+    }
+    if "stock" in systems and "fulltext" in systems:
+        best_stock = max(systems["stock"]["recall_at_5"], systems["fulltext"]["recall_at_5"])
+        best_ours = systems.get("recollect", systems.get("recollect_default", systems["fulltext"]))
+        report["recollect_minus_best_baseline_recall_at_5"] = round(
+            best_ours["recall_at_5"] - best_stock, 4
+        )
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2) + "\n")
     _print_table(report)
@@ -320,7 +398,7 @@ def _run_all(
     dims: int,
     rerankers: dict[str, Reranker],
     args: argparse.Namespace,
-) -> tuple[dict[str, Any], dict[str, Any]]:
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
     from langgraph.store.base import PutOp
     from langgraph.store.postgres import PostgresStore
 
@@ -328,6 +406,8 @@ def _run_all(
         {**{f.text: list(v) for f, v in zip(facts, fact_vectors, strict=True)}, **query_vectors},
         embedder,
     )
+    reported = [c for c in conversations if c.index in args.report]
+    tuned = [c for c in conversations if c.index in args.tune]
     systems: dict[str, Any] = {}
     with psycopg.connect(uri, **CONNECTION_KWARGS) as conn:
         store = PostgresStore(conn, index={"dims": dims, "embed": cached, "fields": ["text"]})
@@ -343,23 +423,140 @@ def _run_all(
             items = store.search(("locomo", str(conv.index)), query=q.text, limit=10)
             return [tuple(item.value["sources"]) for item in items]
 
-        systems["stock"] = run_system(conversations, stock, "stock")
+        if not args.latency_only:
+            systems["stock"] = run_system(reported, stock, "stock")
 
     migrate(uri)
     pool = open_pool(app_uri(uri), max_size=2, name="bench-locomo")
     try:
-        # Ingesting through the cross-encoder's engine warms the late-interaction cache both use.
-        memory = LongTermMemory(pool, embedder=cached, reranker=rerankers.get(CROSS_ENCODER))
+        # Ingesting stores every fact's late-interaction encoding after the import commits.
+        memory = LongTermMemory(pool, embedder=cached, reranker=rerankers.get(LATE_INTERACTION))
         vector_of = {f.id: v for f, v in zip(facts, fact_vectors, strict=True)}
         for conv in conversations:
             memory.ingest(conv.scope, conv.new_facts(), [vector_of[f.id] for f in conv.facts])
         with psycopg.connect(uri, autocommit=True) as conn:
             conn.execute("ANALYZE facts")
-        systems |= _engine_systems(memory, conversations, query_vectors, rerankers, args)
+            conn.execute("ANALYZE fact_encodings")
+        if args.latency_only:
+            systems |= {"_ablation": {}}
+            return systems, {}, {}, _cold_vs_warm(memory, reported, query_vectors, rerankers)
+        tuning = _tune(memory, tuned, query_vectors, rerankers) if tuned and rerankers else {}
+        systems |= _engine_systems(memory, reported, query_vectors, rerankers, args)
+        cold_warm = _cold_vs_warm(memory, reported, query_vectors, rerankers)
     finally:
         pool.close()
     ablation = systems.pop("_ablation")
-    return systems, ablation
+    return systems, ablation, tuning, cold_warm
+
+
+def _recaller(
+    memory: LongTermMemory,
+    recipe: RecallRecipe,
+    reranker: Reranker | None,
+    query_vectors: dict[str, list[float]],
+) -> Callable[[Conversation, Question], list[tuple[str, ...]]]:
+    engine = replace_reranker(memory, reranker)
+
+    def recall(conv: Conversation, q: Question) -> list[tuple[str, ...]]:
+        found = engine.recall(
+            conv.scope, q.text, recipe=recipe, now=conv.now, query_embedding=query_vectors[q.text]
+        )
+        return [item.fact.source_ids for item in found.facts]
+
+    return recall
+
+
+TUNING_GRID = {
+    "min_similarity": [NO_FLOOR, 0.80, 0.82, 0.84, 0.86],
+    "rerank_limit": [20, 40, 60],
+    "rerank_weight": [0.75, 0.9],
+}
+
+
+def default_recipe(**changes: Any) -> RecallRecipe:
+    """The recipe a user gets by default (`configured_memory`), with k=10 for recall@10."""
+    limit = changes.get("rerank_limit", DEFAULT_RERANK_LIMIT)
+    pools = {"dense_limit": max(limit, 50), "lexical_limit": max(limit, 50)}
+    return replace(RecallRecipe(k=10, rerank_limit=DEFAULT_RERANK_LIMIT, **pools), **changes)
+
+
+def _tune(
+    memory: LongTermMemory,
+    tuned: Sequence[Conversation],
+    query_vectors: dict[str, list[float]],
+    rerankers: dict[str, Reranker],
+) -> dict[str, Any]:
+    """One constant at a time around the defaults, on the tuning conversations only."""
+    late = rerankers[LATE_INTERACTION]
+    out: dict[str, Any] = {"conversations": [c.index for c in tuned]}
+    for name, values in TUNING_GRID.items():
+        rows = {}
+        for value in values:
+            recipe = default_recipe(**{name: value})
+            row = run_system(
+                tuned, _recaller(memory, recipe, late, query_vectors), f"{name}={value}"
+            )
+            rows[str(value)] = {key: row[key] for key in ("recall_at_5", "recall_at_10")}
+            if name == "min_similarity":
+                rows[str(value)]["junk_queries_with_facts"] = _junk_share(
+                    memory, tuned, recipe, late
+                )
+        out[name] = rows
+    return out
+
+
+JUNK_QUERIES = (
+    "the and of", "is it", "what is it", "and then what", "Hmm, okay.", "tell me",
+    "What is the capital of Mongolia?", "How do I compile a Linux kernel?",
+    "Explain quantum chromodynamics", "Convert 30 degrees Celsius to Fahrenheit",
+)  # fmt: skip
+"""Stop-word-only and off-topic queries: a good floor lets none of them inject a fact."""
+
+
+def _junk_share(
+    memory: LongTermMemory, convs: Sequence[Conversation], recipe: RecallRecipe, late: Reranker
+) -> float:
+    engine = replace_reranker(memory, late)
+    hits = [
+        bool(engine.recall(c.scope, q, recipe=recipe, now=c.now).facts)
+        for c in convs
+        for q in JUNK_QUERIES
+    ]
+    return round(sum(hits) / len(hits), 3)
+
+
+def _cold_vs_warm(
+    memory: LongTermMemory,
+    reported: Sequence[Conversation],
+    query_vectors: dict[str, list[float]],
+    rerankers: dict[str, Reranker],
+) -> dict[str, Any]:
+    """The default path with an empty late-interaction cache before every question (so each
+    recall reads its head's encodings from `fact_encodings`) against the warm cache."""
+    late = rerankers.get(LATE_INTERACTION)
+    if not isinstance(late, LateInteractionReranker):
+        return {}
+    warm_recall = _recaller(memory, default_recipe(), late, query_vectors)
+
+    def cold_recall(conv: Conversation, q: Question) -> list[tuple[str, ...]]:
+        late.clear()
+        return warm_recall(conv, q)
+
+    rows = {}
+    for label, recall in (
+        ("warm", warm_recall),
+        ("cold", cold_recall),
+        ("warm_again", warm_recall),
+    ):
+        row = run_system(reported, recall, f"default, {label}")
+        rows[label] = {key: row[key] for key in ("recall_at_5", "latency_ms_p50", "latency_ms_p95")}
+    rows["cold_over_warm_p50"] = round(
+        rows["cold"]["latency_ms_p50"] / rows["warm_again"]["latency_ms_p50"], 3
+    )
+    rows["cold_over_warm_p95"] = round(
+        rows["cold"]["latency_ms_p95"] / rows["warm_again"]["latency_ms_p95"], 3
+    )
+    return rows
 
 
 def _engine_systems(
@@ -372,35 +569,31 @@ def _engine_systems(
     def ours(
         recipe: RecallRecipe, reranker: str | None = None
     ) -> Callable[[Conversation, Question], list[tuple[str, ...]]]:
-        engine = replace_reranker(memory, rerankers.get(reranker) if reranker else None)
-
-        def recall(conv: Conversation, q: Question) -> list[tuple[str, ...]]:
-            found = engine.recall(
-                conv.scope,
-                q.text,
-                recipe=recipe,
-                now=conv.now,
-                query_embedding=query_vectors[q.text],
-            )
-            return [item.fact.source_ids for item in found.facts]
-
-        return recall
+        return _recaller(
+            memory, recipe, rerankers.get(reranker) if reranker else None, query_vectors
+        )
 
     systems: dict[str, Any] = {}
-    default = RecallRecipe(k=10)
+    default = RecallRecipe(k=10, min_similarity=NO_FLOOR)
     lexical_only = replace(
         default, methods=(Method.LEXICAL,), recency_weight=0.0, confidence_weight=0.0
     )
     systems["fulltext"] = run_system(conversations, ours(lexical_only), "fulltext")
+    if rerankers:
+        systems["recollect_default"] = run_system(
+            conversations, ours(default_recipe(), LATE_INTERACTION), "recollect_default"
+        )
     limit = args.rerank_limit if rerankers else 0
     pool_limits = {"dense_limit": max(limit, 50), "lexical_limit": max(limit, 50)}
     reranked = replace(default, rerank_limit=limit, **pool_limits)
-    systems["recollect"] = run_system(
-        conversations, ours(reranked, CROSS_ENCODER), "recollect (cross-encoder)"
-    )
-    systems["recollect_store"] = recollect_store_system(
-        memory, conversations, reranked, rerankers.get(CROSS_ENCODER)
-    )
+    if not args.no_cross_encoder:
+        systems["recollect"] = run_system(
+            conversations, ours(reranked, CROSS_ENCODER), "recollect (cross-encoder)"
+        )
+    if rerankers:  # the shipped default (late interaction) through BaseStore.search
+        systems["recollect_store"] = recollect_store_system(
+            memory, conversations, default_recipe(), rerankers.get(LATE_INTERACTION)
+        )
     if rerankers:
         systems["recollect_late_interaction"] = run_system(
             conversations, ours(reranked, LATE_INTERACTION), "recollect_late_interaction"
@@ -509,15 +702,29 @@ def _print_table(report: dict[str, Any]) -> None:
                 f"{name:34} {row['recall_at_5']:7.3f} {row['recall_at_10']:7.3f} "
                 f"{row['hit_at_5']:7.3f} {row['latency_ms_p50']:8.2f} {row['latency_ms_p95']:8.2f}"
             )
-    cats = report["systems"]["recollect"]["by_category"]
-    print(
-        "\nrecollect by category: "
-        + ", ".join(f"{k} {v['recall_at_5']:.3f}" for k, v in cats.items())
-    )
-    print(
-        "recollect - best baseline, recall@5: "
-        f"{report['recollect_minus_best_baseline_recall_at_5']:+.3f}"
-    )
+    for name in ("recollect", "recollect_default"):
+        if name in report["systems"]:
+            cats = report["systems"][name]["by_category"]
+            print(
+                f"\n{name} by category: "
+                + ", ".join(f"{k} {v['recall_at_5']:.3f}" for k, v in cats.items())
+            )
+    if "recollect_minus_best_baseline_recall_at_5" in report:
+        print(
+            "recollect - best baseline, recall@5: "
+            f"{report['recollect_minus_best_baseline_recall_at_5']:+.3f}"
+        )
+    print(f"\nreported on conversations {report['report_conversations']}; recall@5 - stock:")
+    for name, ci in report.get("ci_vs_stock", {}).items():
+        print(
+            f"  {name:32} {ci['diff']:+.4f}  95% CI [{ci['ci95_low']:+.4f}, {ci['ci95_high']:+.4f}]"
+        )
+    cold_warm = report["cold_vs_warm"]
+    if cold_warm:
+        print(
+            f"default path cold/warm: p50 {cold_warm['cold_over_warm_p50']}x, "
+            f"p95 {cold_warm['cold_over_warm_p95']}x"
+        )
 
 
 if __name__ == "__main__":

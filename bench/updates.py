@@ -206,7 +206,9 @@ def run_recollect(pool: Any, sequences: Sequence[Case], run: str) -> dict[str, A
                 writer.remember(conn, scopes[seq.id], fact)
 
     def search(seq: Case) -> list[str]:
-        found = memory.recall(scopes[seq.id], seq.query, k=TOP, now=NOW, as_of=seq.as_of)
+        found = memory.recall(
+            scopes[seq.id], seq.query, k=TOP, now=NOW, as_of=seq.as_of, repeat_profile=True
+        )  # every matching fact, as the agent's search lists them (the prompt shows some once)
         return [r.fact.text for r in found.facts]
 
     result = score(sequences, search)

@@ -151,7 +151,9 @@ def memory_tools(source: MemorySource) -> list[BaseTool]:
         if memory is None:
             return "Long-term memory is not available."
         try:
-            found = memory.recall(user(runtime), query, k=SEARCH_LIMIT, as_of=_moment(as_of))
+            found = memory.recall(
+                user(runtime), query, k=SEARCH_LIMIT, as_of=_moment(as_of), repeat_profile=True
+            )
         except ValueError as exc:
             return f"The search was not run: {exc}"
         except (psycopg.Error, RecollectError) as exc:

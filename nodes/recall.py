@@ -2,6 +2,7 @@
 
 The query is the latest user message; the result replaces last turn's `recalled` items, so the
 prompt always carries what is relevant now (with dates, so the model can discount old material).
+The profile comes back for every turn, an empty or content-free message included.
 """
 
 from __future__ import annotations
@@ -111,9 +112,10 @@ class RecallNode:
     def __call__(self, state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         query = latest_user_text(list(state.get("messages", [])))
         store = runtime.store
-        if query and store is not None and self._engine() is None:
+        if store is not None and self._engine() is None:
             try:  # a graph built without the engine recalls from its store
-                return {"recalled": from_store(store, context_of(runtime), query)}
+                ctx = context_of(runtime)
+                return {"recalled": from_store(store, ctx, query) if query else []}
             except (psycopg.Error, RecollectError) as exc:
                 log.warning("recall failed (%s); answering without long-term memory", exc)
                 return {"recalled": []}
@@ -128,7 +130,7 @@ class RecallNode:
     def recollect(self, state: AgentState, runtime: Runtime[Context]) -> Recollection | None:
         """The engine's recall for the latest user message; None without memory or query."""
         query = latest_user_text(list(state.get("messages", [])))
-        if self._source is None or not query:
+        if self._source is None:
             return None
         ctx = context_of(runtime)
         try:

@@ -51,6 +51,7 @@ def remember_now(
     )
     with scoped(memory.pool, scope) as conn:
         fact_id = EngineWriter(memory).remember(conn, scope, fact)
+    memory.persist_encodings(scope)
     return Kept(True, fact_id, verdict.text, verdict.reasons)
 
 

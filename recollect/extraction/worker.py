@@ -257,6 +257,8 @@ class Worker:
             outcome = self._store(conn, job, facts, [line.message_id for line in lines])
             if not jobs.finish(conn, job, outcome.stored + outcome.review):
                 raise LeaseLostError(f"job {job.id}: lease lost before commit; rolled back")
+        if outcome.stored and self.memory is not None:
+            self.memory.persist_encodings(job.scope)  # after the commit, off its lock
         log.info(
             "memory job %s: %s stored, %s review, %s rejected",
             job.id,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,6 +20,7 @@ from psycopg_pool import ConnectionPool
 
 from recollect.longterm import fact_sql as sql
 from recollect.longterm.duplicates import near_duplicate_similarity
+from recollect.longterm.encodings import PENDING_LIMIT, persist_pending
 from recollect.longterm.presence import DensePresence
 from recollect.longterm.profile import (
     Profile,
@@ -28,7 +30,7 @@ from recollect.longterm.profile import (
     update_profile,
 )
 from recollect.longterm.recall import recall as recall_scope
-from recollect.longterm.recipe import RecallRecipe
+from recollect.longterm.recipe import NO_FLOOR, RecallRecipe
 from recollect.longterm.records import (
     NewEpisode,
     NewFact,
@@ -38,7 +40,7 @@ from recollect.longterm.records import (
     RememberResult,
     StoredFact,
 )
-from recollect.longterm.rerankers import Reranker, rerank_text
+from recollect.longterm.rerankers import Reranker, late_interaction_of
 from recollect.longterm.subjects import infer_subject, is_multi_valued, normalise_subject
 from recollect.longterm.supersession import ContradictionJudge, Neighbour, decide
 from recollect.longterm.vectors import Vector, VectorTypes, checked, embed_texts, literal
@@ -108,9 +110,9 @@ class LongTermMemory:
 
     `embedder` is any LangChain `Embeddings` (None: lexical recall only); `judge` decides the
     contradictions the cheap rule cannot (None: such facts are kept side by side); `reranker`
-    re-scores the fused head of a recall when the recipe's `rerank_limit` asks for it (a
-    reranker with a `warm` method gets each fact, dated as it will read it, at write time, so
-    recall finds the fact side already encoded). `near_duplicate` is the cosine from which a new
+    re-scores the fused head of a recall when the recipe's `rerank_limit` asks for it; its
+    fact-side encodings are stored after each write commits (`persist_encodings`), so recall
+    finds them encoded even in a fresh process. `near_duplicate` is the cosine from which a new
     fact may reinforce a stored one instead of being inserted (the words must agree too); by
     default the embedder's own measured value (`recollect.longterm.duplicates`).
     """
@@ -140,15 +142,11 @@ class LongTermMemory:
         self._vector_types = VectorTypes()
         self._presence = DensePresence()
 
-    def _warm(self, texts: Sequence[str]) -> None:
-        """Encode facts for the reranker now, off the recall path; a failure costs only speed."""
-        warm = getattr(self.reranker, "warm", None)
-        if warm is None or not texts:
-            return
-        try:
-            warm(list(texts))
-        except Exception as exc:  # the reranker encodes again at recall if it must
-            log.warning("reranker warm-up failed (%s); facts are encoded at recall", exc)
+    def persist_encodings(self, scope: Scope) -> int:
+        """Encode the scope owner's facts that have no stored reranker encoding yet, after
+        their transaction committed (never inside it); how many. A failure costs only speed."""
+        model = late_interaction_of(self.reranker)
+        return 0 if model is None else persist_pending(self.pool, scope, model)
 
     # --- write path ----------------------------------------------------------------------
 
@@ -157,7 +155,9 @@ class LongTermMemory:
         scope_params(scope)
         vector = embed_texts(self.embedder, [clean_text(fact.text)])[0]  # outside the lock
         with scoped(self.pool, scope) as conn:
-            return self.remember_in(conn, scope, fact, vector=vector)
+            result = self.remember_in(conn, scope, fact, vector=vector)
+        self.persist_encodings(scope)
+        return result
 
     def remember_in(
         self,
@@ -174,7 +174,6 @@ class LongTermMemory:
         learned_at = aware(fact.learned_at, "learned_at")
         if vector is None:
             vector = embed_texts(self.embedder, [text])[0]
-        self._warm([rerank_text(text, learned_at)])
         subject = normalise_subject(fact.subject) or infer_subject(text, fact.category)
         fact = fact.model_copy(update={"subject": subject})
         replaces = [i for i in fact.replaces if _is_uuid(i)]
@@ -350,12 +349,8 @@ class LongTermMemory:
                 for row in rows:
                     copy.write_row(row)
             conn.execute(sql.MOVE_INGESTED_FACTS)
-        self._warm(
-            [
-                rerank_text(text, aware(fact.learned_at, "learned_at"))
-                for fact, text in zip(facts, texts, strict=True)
-            ]
-        )
+        while self.persist_encodings(scope) == PENDING_LIMIT:
+            pass  # a large import is encoded in chunks, each its own short transaction
         return len(rows)
 
     def forget(self, scope: Scope, fact_id: str) -> bool:
@@ -375,7 +370,15 @@ class LongTermMemory:
         """The live facts a writer should see before deciding about `text`: those recall finds
         for it, then the most recently confirmed facts that have a subject."""
         scope_params(scope)
-        found = [r.fact for r in self.recall(scope, text, k=limit).facts] if text.strip() else []
+        # Every neighbour counts here, the profile's and the faintly similar ones included.
+        everything = replace(self.recipe, min_similarity=NO_FLOOR)
+        found = (
+            [r.fact for r in self.recall(
+                scope, text, k=limit, recipe=everything, repeat_profile=True
+            ).facts]
+            if text.strip()
+            else []
+        )  # fmt: skip
         with scoped(self.pool, scope) as conn:
             rows = conn.execute(
                 sql.WITH_SUBJECT[scope.kind], {**scope_params(scope), "limit": limit}
@@ -464,9 +467,11 @@ class LongTermMemory:
         query_embedding: Sequence[float] | None = None,
         recipe: RecallRecipe | None = None,
         as_of: datetime | None = None,
+        repeat_profile: bool = False,
     ) -> Recollection:
         """The facts, profile and episodes that matter for `query`, best first, with scores.
-        `as_of`: what was true at that moment instead ("where did I live before?")."""
+        `as_of`: what was true at that moment instead ("where did I live before?");
+        `repeat_profile`: list facts the profile already shows too (a search, not a prompt)."""
         scope_params(scope)
         moment = aware(as_of, "as_of") if as_of is not None else None
         embedder = self.embedder
@@ -486,6 +491,7 @@ class LongTermMemory:
             query_embedding=checked(query_embedding) if query_embedding is not None else None,
             vector_types=self._vector_types,
             reranker=self.reranker,
+            repeat_profile=repeat_profile,
         )
 
 

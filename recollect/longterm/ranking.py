@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from recollect.longterm.language import reads_as
 from recollect.longterm.recipe import Candidate, Method, RecallRecipe
 from recollect.longterm.rerankers import Reranker, rerank_text
 
@@ -84,7 +85,7 @@ def rank(
     order = sorted(range(len(candidates)), key=lambda i: (-fused[i], ids[i]))
     relevance = list(fused)
     raw_rerank: dict[int, float] = {}
-    if reranker is not None and recipe.rerank_limit > 0 and candidates:
+    if reranks(query, reranker, recipe) and reranker is not None and candidates:
         head = order[: recipe.rerank_limit]
         scores = reranker.score(
             query, [rerank_text(candidates[i].text, candidates[i].learned_at) for i in head]
@@ -117,6 +118,23 @@ def rank(
         )
     ranked.sort(key=lambda item: (-item.score, item.candidate.id))
     return ranked
+
+
+def reranks(query: str, reranker: Reranker | None, recipe: RecallRecipe) -> bool:
+    """Whether this recall's head is re-scored: a reranker, a head size, and a query in a
+    language the reranker reads (`languages`, when it declares them; the fused order of a
+    multilingual embedder is better than an English model's guess at German)."""
+    if reranker is None or recipe.rerank_limit <= 0:
+        return False
+    languages = getattr(reranker, "languages", None)
+    return languages is None or reads_as(query, languages)
+
+
+def rerank_head(candidates: Sequence[Candidate], recipe: RecallRecipe) -> list[Candidate]:
+    """The fused top `rerank_limit`, in the order `rank` re-scores them."""
+    fused = fused_scores(candidates, recipe)
+    order = sorted(range(len(candidates)), key=lambda i: (-fused[i], candidates[i].id))
+    return [candidates[i] for i in order[: recipe.rerank_limit]]
 
 
 def _rank_in(candidate: Candidate, method: Method) -> int | None:

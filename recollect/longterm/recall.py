@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -19,8 +20,11 @@ from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
 from recollect.longterm import fact_sql as sql
-from recollect.longterm.profile import from_row
-from recollect.longterm.ranking import Ranked, rank
+from recollect.longterm.duplicates import STOP_WORDS
+from recollect.longterm.embeddings import capped_query
+from recollect.longterm.encodings import load_missing
+from recollect.longterm.profile import Profile, from_row
+from recollect.longterm.ranking import Ranked, rank, rerank_head, reranks
 from recollect.longterm.recipe import Candidate, Method, RecallRecipe
 from recollect.longterm.records import (
     FactCategory,
@@ -31,7 +35,7 @@ from recollect.longterm.records import (
     Recollection,
     StoredFact,
 )
-from recollect.longterm.rerankers import Reranker
+from recollect.longterm.rerankers import Reranker, late_interaction_of, rerank_text
 from recollect.longterm.vectors import Vector, VectorTypes
 from recollect.store.schema.long_term import COVERED_MAX_DIM
 from recollect.store.scope import Scope
@@ -39,6 +43,8 @@ from recollect.store.tenancy import pipelined_scope
 
 log = logging.getLogger(__name__)
 
+RELEVANCE_FLOOR_ATTRIBUTE = "relevance_floor"
+_WORD = re.compile(r"\w+")
 _TOKENS_PER_ITEM = 6
 """Bullet, date and separators around each recalled line."""
 
@@ -75,8 +81,12 @@ def recall(
     vector_types: VectorTypes | None = None,
     reranker: Reranker | None = None,
     as_of: datetime | None = None,
+    repeat_profile: bool = False,
 ) -> Recollection:
     """Profile always, then the best facts and episodes within `k` and `token_budget`.
+
+    A fact the kept profile already carries is not listed again (one fact is shown once in a
+    prompt) unless `repeat_profile` asks for every match, as a search by the agent does.
 
     `as_of`: the facts that were true then (learned by then, not yet replaced), ranked as if
     it were then; the profile is today's.
@@ -84,6 +94,7 @@ def recall(
     The query vector travels in pgvector's binary form: formatting and parsing 384 floats as
     text cost more than the whole dense scan of a 100-fact user.
     """
+    query = capped_query(query)  # the embedder's window bounds the lexical and rerank sides too
     limit = recipe.k if k is None else k
     if limit < 0:
         raise ValueError(f"k must not be negative, got {limit}")
@@ -110,22 +121,32 @@ def recall(
         params |= {"vector": Vector(vector), "dim": len(vector)}
     covered = vector is not None and len(vector) <= COVERED_MAX_DIM
     types = vector_types or VectorTypes()
+    floor = relevance_floor(recipe, embedder) if dense else None
+    late = late_interaction_of(reranker) if reranks(query, reranker, recipe) else None
+    fact_rows: dict[str, dict[str, Any]] = {}
+    episode_rows: dict[str, dict[str, Any]] = {}
     with pool.connection() as conn:
         if dense:
             types.register(conn)  # outside the pipeline: the first call looks the type up
         with pipelined_scope(conn, scope):
-            results, profile = _candidate_rows(
+            results, document = _candidate_rows(
                 conn, scope, params, dense, lexical, covered, as_of is not None
             )
-
-    fact_rows: dict[str, dict[str, Any]] = {}
-    facts = _candidates(
-        results[("fact", Method.DENSE)], results[("fact", Method.LEXICAL)], fact_rows
-    )
-    episode_rows: dict[str, dict[str, Any]] = {}
-    episodes = _candidates(
-        results[("episode", Method.DENSE)], results[("episode", Method.LEXICAL)], episode_rows
-    )
+            facts = _candidates(
+                results[("fact", Method.DENSE)], results[("fact", Method.LEXICAL)], fact_rows
+            )
+            episodes = _candidates(
+                results[("episode", Method.DENSE)],
+                results[("episode", Method.LEXICAL)],
+                episode_rows,
+            )
+            if not has_content(query) or not _above(floor, facts + episodes):
+                facts, episodes = [], []
+            if late is not None:  # a cold process reads what the write path encoded
+                load_missing(conn, late, {
+                    c.id: rerank_text(c.text, c.learned_at) for c in rerank_head(facts, recipe)
+                })  # fmt: skip
+    profile = document.entries()
     ranked = sorted(
         [("fact", r) for r in rank(query, facts, recipe, now, reranker)]
         + [("episode", r) for r in rank(query, episodes, recipe, now, reranker)],
@@ -141,6 +162,7 @@ def recall(
             break
         kept_profile.append(entry)
         used += cost
+    shown = set() if repeat_profile else _shown_in_profile(document, {e.key for e in kept_profile})
     chosen_facts: list[RecalledFact] = []
     chosen_episodes: list[RecalledEpisode] = []
     dropped: dict[str, str] = {}
@@ -148,6 +170,9 @@ def recall(
         if len(chosen_facts) + len(chosen_episodes) >= limit:
             dropped[r.id] = "limit"
             continue
+        if kind == "fact" and (r.candidate.id in shown or _norm(r.candidate.text) in shown):
+            dropped[r.id] = "duplicate"
+            continue  # the profile already says it: one fact is shown once
         cost = approx_tokens(r.candidate.text)
         if used + cost > budget:
             dropped[r.id] = "budget"
@@ -205,6 +230,51 @@ def _explained(kind: str, r: Ranked, dropped: str | None) -> RecallCandidate:
     )
 
 
+def relevance_floor(recipe: RecallRecipe, embedder: Embeddings | None) -> float | None:
+    """The cosine below which a dense-only candidate is noise: the recipe's, else the
+    embedder's own measured value (`relevance_floor` attribute), else none."""
+    if recipe.min_similarity is not None:
+        return recipe.min_similarity
+    value = getattr(embedder, RELEVANCE_FLOOR_ATTRIBUTE, None)
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def has_content(query: str) -> bool:
+    """Whether the query has a word beyond English function words ("is it", "and then what"
+    ask nothing a memory could answer); an empty query has none."""
+    return any(word not in STOP_WORDS for word in _WORD.findall(query.lower()))
+
+
+def _above(floor: float | None, candidates: list[Candidate]) -> list[Candidate]:
+    """All candidates when one of them shares a word with the query or comes within the floor
+    in meaning; none otherwise: a stop-word-only or unrelated query brings back nothing
+    instead of the nearest noise. Decided per query, not per fact, because a right answer
+    may share no word and sit below the floor ("Where does the user live?" / "Moved to
+    Berlin") while the question as a whole is plainly on topic."""
+    if floor is None:
+        return candidates
+    on_topic = any(
+        c.lexical_rank is not None or (c.similarity is not None and c.similarity >= floor)
+        for c in candidates
+    )
+    return candidates if on_topic else []
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split()).rstrip(".")
+
+
+def _shown_in_profile(profile: Profile, keys: set[str]) -> set[str]:
+    """Fact ids and texts that the kept profile fields already carry."""
+    shown: set[str] = set()
+    for key in keys:
+        for value in profile.fields.get(key, []):
+            if value.get("fact_id"):
+                shown.add(str(value["fact_id"]))
+            shown.add(_norm(str(value.get("value", ""))))
+    return shown
+
+
 def _candidates(
     dense_rows: Sequence[dict[str, Any]],
     lexical_rows: Sequence[dict[str, Any]],
@@ -244,7 +314,7 @@ def _candidate_rows(
     lexical: bool,
     covered: bool,
     historical: bool = False,
-) -> tuple[dict[tuple[str, Method], list[dict[str, Any]]], list[ProfileEntry]]:
+) -> tuple[dict[tuple[str, Method], list[dict[str, Any]]], Profile]:
     """Every candidate list and the profile, queued on the caller's pipeline, then fetched.
     The statements are prepared and run on generic plans (`sql.GENERIC_PLANS`)."""
     conn.execute(sql.GENERIC_PLANS)
@@ -253,7 +323,7 @@ def _candidate_rows(
     lexical_sql = sql.LEXICAL_AS_OF if historical else sql.LEXICAL
     dense_cur = conn.execute(dense_sql[scope.kind], params, prepare=True) if dense else None
     lexical_cur = conn.execute(lexical_sql[scope.kind], params, prepare=True) if lexical else None
-    profile = from_row(profile_cur.fetchone()).entries()
+    profile = from_row(profile_cur.fetchone())
     dense_rows = dense_cur.fetchall() if dense_cur else []
     lexical_rows = lexical_cur.fetchall() if lexical_cur else []
     results: dict[tuple[str, Method], list[dict[str, Any]]] = {}

@@ -33,6 +33,10 @@ DEFAULT_HALF_LIVES_DAYS: dict[FactCategory, float | None] = {
 confidence 0.7, second): 1.114 against 1.136 on the composite below."""
 
 
+NO_FLOOR = -1.0
+"""A `min_similarity` no cosine falls below: every candidate counts."""
+
+
 @dataclass(frozen=True)
 class RecallRecipe:
     """Everything that shapes a recall; the engine reads nothing else."""
@@ -60,6 +64,10 @@ class RecallRecipe:
     fused score); both are min-max normalised over the reranked set first. The packaged
     rerankers read query and fact together, so they get most of the say (0.9 beat 0.75 by about
     a point of LoCoMo recall@5 at every pool size from 30 to 60)."""
+    min_similarity: float | None = None
+    """Relevance floor: unless some candidate shares a word with the query or reaches this
+    cosine, the query is off topic and recalls nothing (None: the embedder's measured floor,
+    if it has one; `NO_FLOOR`: none)."""
     k: int = 8
 
     def __post_init__(self) -> None:

@@ -27,6 +27,7 @@ CHECKPOINT_TABLES: tuple[str, ...] = ("checkpoint_writes", "checkpoint_blobs", "
 """LangGraph's tables, keyed by thread id."""
 
 USER_TABLES: tuple[str, ...] = (
+    "fact_encodings",
     "memory_traces",
     "store_items",
     "facts",

@@ -28,6 +28,7 @@ from recollect.store.schema.checkpoints import CHECKPOINTS_BEHIND_RLS
 from recollect.store.schema.core import PROTECT_FUNCTION, THREADS
 from recollect.store.schema.definers import DEFINERS_SQL
 from recollect.store.schema.extraction_queue import CREATE_EXTRACTION_QUEUE
+from recollect.store.schema.fact_encodings import FACT_ENCODINGS
 from recollect.store.schema.long_term import LONG_TERM_MEMORY_SQL
 from recollect.store.schema.memory_jobs import (
     CLAIM_JOB_FOR_MODELS_SQL,
@@ -89,6 +90,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(16, "definer functions: their own role, bounded arguments", DEFINERS_SQL),
     Migration(17, "memory traces per turn and per extraction job", MEMORY_TRACES),
     Migration(18, "store items: BaseStore keys and values over facts", STORE_ITEMS_SQL),
+    Migration(19, "reranker encodings per fact", FACT_ENCODINGS),
 )
 
 

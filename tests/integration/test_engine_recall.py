@@ -18,9 +18,9 @@ from bench.locomo import load, score
 from recollect.longterm.configured import DEFAULT_RERANK_LIMIT, configured_memory
 from recollect.longterm.embeddings import init_embeddings
 from recollect.longterm.facts import LongTermMemory
-from recollect.longterm.recipe import Method, RecallRecipe
+from recollect.longterm.recipe import NO_FLOOR, Method, RecallRecipe
 from recollect.longterm.records import FactCategory, NewFact
-from recollect.longterm.rerankers import Reranker, rerank_text
+from recollect.longterm.rerankers import LateInteractionReranker, Reranker
 from recollect.store.scope import Scope
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
@@ -110,20 +110,15 @@ def test_other_users_facts_are_never_returned(memory: LongTermMemory) -> None:
     assert memory.recall(BEN, "What is the name of Ana's cat?", now=NOW).facts == ()
 
 
-def test_the_reranker_runs_when_the_recipe_asks_and_is_warmed_at_write(
-    pool: ConnectionPool[Any],
-) -> None:
+def test_the_reranker_runs_when_the_recipe_asks(pool: ConnectionPool[Any]) -> None:
     reranker = OverlapReranker()
     assert isinstance(reranker, Reranker)
     memory = LongTermMemory(pool, embedder=init_embeddings("offline"), reranker=reranker)
     ingest(memory)
-    # Warmed as the reranker will read them: dated.
-    assert reranker.warmed == [
-        rerank_text(text, NOW - timedelta(days=age)) for text, _, age in FACTS
-    ]
+    assert reranker.warmed == []  # only the packaged late-interaction model stores encodings
     memory.recall(ANA, "Ana cat", now=NOW)
     assert reranker.scored == []  # the default recipe does not rerank
-    recipe = RecallRecipe(rerank_limit=2, rerank_weight=1.0)
+    recipe = RecallRecipe(rerank_limit=2, rerank_weight=1.0, min_similarity=NO_FLOOR)
     found = memory.recall(ANA, "grey cat named Pixel", recipe=recipe, now=NOW).facts
     assert len(reranker.scored) == 1
     assert len(reranker.scored[0]) == 2
@@ -138,8 +133,12 @@ def test_configured_memory_follows_the_environment(
     monkeypatch.setenv("RECOLLECT_EMBEDDINGS", "none")
     lexical = configured_memory(pool)
     assert lexical.embedder is None
-    assert lexical.reranker is None
-    assert lexical.recipe.rerank_limit == 0
+    assert isinstance(lexical.reranker, LateInteractionReranker)  # the default
+    assert lexical.recipe.rerank_limit == DEFAULT_RERANK_LIMIT
+    monkeypatch.setenv("RECOLLECT_RERANKER", "none")
+    assert configured_memory(pool).reranker is None
+    assert configured_memory(pool).recipe.rerank_limit == 0
+    monkeypatch.delenv("RECOLLECT_RERANKER")
     ingest(lexical)
     (top, *_) = lexical.recall(ANA, "grey cat", now=NOW).facts
     assert top.fact.source_ids == ("D1:1",)
@@ -166,6 +165,7 @@ def test_the_packaged_cross_encoder_reranks_through_the_engine(
     assert all(f.rerank is not None for f in found)  # every live fact fits the head
 
 
+@pytest.mark.timeout(900)  # a whole conversation encoded and asked twice, on shared cores
 def test_late_interaction_finds_more_evidence_on_a_locomo_conversation(
     pool: ConnectionPool[Any],
 ) -> None:

@@ -21,6 +21,7 @@ from recollect.basestore.store import RecollectStore
 from recollect.extraction.review import list_candidates
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewEpisode, NewFact, ProfileEntry
+from recollect.longterm.rerankers import LATE_INTERACTION, load_reranker
 from recollect.store.scope import ORG_OWNER, REVIEWER, Scope
 from recollect.store.tenancy import scoped
 from recollect.store.threads import claim_thread, list_threads
@@ -56,6 +57,7 @@ def _tenants() -> list[Scope]:
 def _populate(pool: ConnectionPool[Any], rng: random.Random) -> None:
     memory = LongTermMemory(pool)
     store = RecollectStore(memory)
+    encoder = LongTermMemory(pool, reranker=load_reranker(LATE_INTERACTION))
     for org in range(ORGS):
         memory.remember(
             Scope.for_org(f"org-{org}", "user-0"),
@@ -70,6 +72,7 @@ def _populate(pool: ConnectionPool[Any], rng: random.Random) -> None:
         ]  # fmt: skip
         vectors = [[rng.random() for _ in range(DIM)] for _ in facts]
         memory.ingest(scope, facts, vectors)
+        encoder.persist_encodings(scope)  # as the default engine does after every write
         memory.set_profile(scope, [ProfileEntry(key="name", value=tag)])
         memory.record_episode(scope, NewEpisode(summary=f"{tag} talked about tea"))
         store.put((scope.org_id, scope.user_id, "facts", "notes"), "seat",

@@ -55,7 +55,12 @@ def test_an_allergy_list_keeps_both_and_a_retraction_ends_one(
         "Allergic to shellfish",
     }
     found = memory.recall(ANA, "satay with peanut sauce", now=T0 + 2 * DAY)
-    assert "Allergic to peanuts" in [r.fact.text for r in found.facts]
+    # Constraints live in the profile, which every recall returns; shown there, not twice.
+    constraints = [e.value for e in found.profile if e.key == "constraints"]
+    assert constraints == ["Allergic to peanuts; Allergic to shellfish"]
+    assert "Allergic to peanuts" not in [r.fact.text for r in found.facts]
+    searched = memory.recall(ANA, "satay with peanut sauce", now=T0 + 2 * DAY, repeat_profile=True)
+    assert "Allergic to peanuts" in [r.fact.text for r in searched.facts]
     assert not scripted_llm.chat_requests, "an addition to a list never asks a judge"
 
     ended = memory.remember(ANA, said("No longer allergic to peanuts", FactCategory.CONSTRAINT, 3))

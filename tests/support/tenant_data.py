@@ -22,6 +22,7 @@ from recollect.basestore.store import RecollectStore
 from recollect.extraction import queue as jobs
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewEpisode, NewFact, ProfileEntry
+from recollect.longterm.rerankers import LATE_INTERACTION, load_reranker
 from recollect.store.scope import REVIEWER, Scope
 from recollect.store.tenancy import scoped
 from recollect.store.threads import claim_thread
@@ -41,7 +42,7 @@ def populate_user(
     workflow with audit and refund, a store item, and an agent thread with checkpoints;
     returns the ids."""
     tag = scope.user_id
-    memory = LongTermMemory(pool)
+    memory = LongTermMemory(pool, reranker=load_reranker(LATE_INTERACTION))  # + its encodings
     memory.ingest(
         scope,
         [NewFact(text=f"{tag} prefers tea", category=FactCategory.PREFERENCE, confidence=0.9)],

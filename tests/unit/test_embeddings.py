@@ -13,7 +13,7 @@ from recollect.longterm.embeddings import (
     embeddings_name,
     init_embeddings,
 )
-from recollect.longterm.rerankers import load_reranker, rerank_text
+from recollect.longterm.rerankers import LateInteractionReranker, load_reranker, rerank_text
 from recollect.store.errors import ConfigurationError
 
 
@@ -63,6 +63,13 @@ def test_unknown_reranker_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
         load_reranker()
     monkeypatch.setenv("RECOLLECT_RERANKER", "none")
     assert load_reranker() is None
+
+
+def test_late_interaction_is_the_default_reranker(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RECOLLECT_RERANKER", raising=False)
+    assert isinstance(load_reranker(), LateInteractionReranker)
+    monkeypatch.setenv("RECOLLECT_RERANKER", "")
+    assert isinstance(load_reranker(), LateInteractionReranker)
 
 
 @pytest.mark.parametrize("name", ["late-interaction", "cross-encoder"])
