@@ -140,7 +140,9 @@ def recall(
                 results[("episode", Method.LEXICAL)],
                 episode_rows,
             )
+            floored: list[tuple[str, Candidate]] = []
             if not has_content(query) or not _above(floor, facts + episodes):
+                floored = [("fact", c) for c in facts] + [("episode", c) for c in episodes]
                 facts, episodes = [], []
             if late is not None:  # a cold process reads what the write path encoded
                 load_missing(conn, late, {
@@ -208,7 +210,22 @@ def recall(
         facts=tuple(chosen_facts),
         episodes=tuple(chosen_episodes),
         tokens=used,
-        candidates=tuple(_explained(kind, r, dropped.get(r.id)) for kind, r in ranked),
+        candidates=tuple(_explained(kind, r, dropped.get(r.id)) for kind, r in ranked)
+        + tuple(_below_floor(kind, c) for kind, c in floored),
+    )
+
+
+def _below_floor(kind: str, c: Candidate) -> RecallCandidate:
+    """A candidate of a query the relevance floor judged off topic: weighed, never ranked."""
+    return RecallCandidate(
+        id=c.id,
+        kind=kind,
+        text=c.text,
+        dense_rank=c.dense_rank,
+        lexical_rank=c.lexical_rank,
+        confidence=c.confidence,
+        kept=False,
+        dropped="floor",
     )
 
 

@@ -164,7 +164,8 @@ class RecallCandidate(BaseModel):
     score: float = 0.0
     kept: bool = False
     dropped: str | None = None
-    """Why it was left out: `budget` (tokens) or `limit` (`k`); None when kept."""
+    """Why it was left out: `budget` (tokens), `limit` (`k`), `duplicate` (the profile shows
+    it) or `floor` (the query is off topic); None when kept."""
 
 
 class Recollection(BaseModel):

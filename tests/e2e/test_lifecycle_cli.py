@@ -32,7 +32,7 @@ def test_export_show_maintenance_restore(
     exported = run_recollect("memory", "export", "--user", "ana", "--org", "acme",
                              "--out", str(out), env=env)  # fmt: skip
     assert exported.returncode == 0, exported.stderr
-    assert "exported ana (3 facts)" in exported.stdout
+    assert "exported ana (4 facts)" in exported.stdout  # three facts and a store item's
     document = json.loads(out.read_text(encoding="utf-8"))
     assert document["user_id"] == "ana"
     assert len(document["threads"]) == 2
@@ -67,7 +67,8 @@ def test_export_show_maintenance_restore(
     next_year = {**env, "RECOLLECT_CLOCK_OFFSET": "400d"}
     rehearsal = run_recollect("maintenance", "--dry-run", "--json", env=next_year)
     categories = json.loads(rehearsal.stdout)["categories"]
-    assert (categories["biographical"]["expired"], categories["goal"]["expired"]) == (1, 1)
+    # biographical: where ana lives and the store item's fact (uncategorised values are)
+    assert (categories["biographical"]["expired"], categories["goal"]["expired"]) == (2, 1)
     assert all_rows(pool, "SELECT id FROM facts WHERE deleted_at IS NOT NULL") == []
     again = run_recollect("memory", "restore", goal["id"], env=env)
     assert again.returncode != 0

@@ -136,7 +136,11 @@ def test_a_stopword_only_query_injects_nothing(memory: LongTermMemory, query: st
 )
 def test_an_unrelated_query_injects_nothing(memory: LongTermMemory, query: str) -> None:
     load_facts(memory)
-    assert memory.recall(LENA, query, now=NOW).facts == ()
+    found = memory.recall(LENA, query, now=NOW)
+    assert found.facts == ()
+    weighed = [c for c in found.candidates if c.kind == "fact"]
+    assert weighed, "the trace still shows what was weighed"
+    assert {c.dropped for c in weighed} == {"floor"}
 
 
 @pytest.mark.parametrize("query", ["", "   "])
@@ -157,6 +161,7 @@ def test_a_fact_the_profile_carries_is_not_recalled_again(memory: LongTermMemory
         ("preferences", "Prefers green tea over coffee")
     ]
     assert fact_id not in {f.fact.id for f in found.facts}
+    assert {c.dropped for c in found.candidates if c.id == fact_id} == {"duplicate"}
     # With the profile cut by the token budget, the fact is recalled instead.
     tight = memory.recall(LENA, "Does Lena prefer tea or coffee?", now=NOW, token_budget=16)
     assert tight.profile == ()

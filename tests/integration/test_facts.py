@@ -313,8 +313,8 @@ def test_wide_embeddings_use_the_heap_path_and_small_ones_the_covering_index(
     ]
     memory.ingest(ANA, facts[:1], embeddings=[wide])
     memory.ingest(ANA, facts[1:], embeddings=[narrow])
-    got_wide = memory.recall(ANA, "", query_embedding=wide, now=NOW)
-    got_narrow = memory.recall(ANA, "", query_embedding=narrow, now=NOW)
+    got_wide = memory.recall(ANA, "which vector", query_embedding=wide, now=NOW)
+    got_narrow = memory.recall(ANA, "which vector", query_embedding=narrow, now=NOW)
     assert [(f.fact.text, round(f.similarity or 0, 3)) for f in got_wide.facts] == [
         ("wide one", 1.0)
     ]
