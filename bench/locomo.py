@@ -662,6 +662,7 @@ def recollect_store_system(
                     via_store.append([tuple(i.value["source_ids"]) for i in items])
             questions.append(q)
     out = score(questions, via_store)
+    out["_per_question"] = per_question_recall(questions, via_store)
     out["latency_ms_p50"] = round(statistics.median(store_ms), 3)
     out["latency_ms_p95"] = round(percentile(store_ms, 0.95), 3)
     engine_row = score(questions, via_engine)
