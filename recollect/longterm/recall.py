@@ -215,33 +215,26 @@ def recall(
     )
 
 
-def _below_floor(kind: str, c: Candidate) -> RecallCandidate:
-    """A candidate of a query the relevance floor judged off topic: weighed, never ranked."""
-    return RecallCandidate(
-        id=c.id,
-        kind=kind,
-        text=c.text,
-        dense_rank=c.dense_rank,
-        lexical_rank=c.lexical_rank,
-        confidence=c.confidence,
-        kept=False,
-        dropped="floor",
+def _explained(kind: str, r: Ranked, dropped: str | None) -> RecallCandidate:
+    """One ranked candidate as a trace shows it."""
+    return _weighed(kind, r.candidate, dropped).model_copy(
+        update={"rerank": r.rerank_score, "recency": r.recency, "score": r.score}
     )
 
 
-def _explained(kind: str, r: Ranked, dropped: str | None) -> RecallCandidate:
-    """One ranked candidate as a trace shows it."""
-    c = r.candidate
+def _below_floor(kind: str, c: Candidate) -> RecallCandidate:
+    """A candidate of a query the relevance floor judged off topic: weighed, never ranked."""
+    return _weighed(kind, c, "floor")
+
+
+def _weighed(kind: str, c: Candidate, dropped: str | None) -> RecallCandidate:
     return RecallCandidate(
         id=c.id,
         kind=kind,
         text=c.text,
         dense_rank=c.dense_rank,
         lexical_rank=c.lexical_rank,
-        rerank=r.rerank_score,
-        recency=r.recency,
         confidence=c.confidence,
-        score=r.score,
         kept=dropped is None,
         dropped=dropped,
     )
