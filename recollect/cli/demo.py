@@ -32,6 +32,7 @@ from recollect.cli.chat_status import log_file
 from recollect.cli.demo_orchestrator import show_orchestration
 from recollect.cli.demo_privacy import show_privacy
 from recollect.cli.demo_ranking import show_ranking
+from recollect.cli.demo_trace import show_trace
 from recollect.extraction.episodes import end_session
 from recollect.extraction.review import list_candidates
 from recollect.extraction.worker import Outcome, Worker, WorkerSettings, start_background
@@ -46,6 +47,8 @@ from recollect.store.server import configured_uri, data_dir, redact_password
 from recollect.store.threads import claim_thread
 from state.context import Context
 
+PLANTED = "8842-B"
+"""The order number said in the first session, followed through the trace."""
 DEMO_HISTORY_TOKENS = 220  # small on purpose, so trimming shows within a few turns
 DEMO_EXTRACT_EVERY_TURNS = 2  # so background extraction shows within the session
 DEMO_SUMMARY_TOKENS = 120
@@ -171,6 +174,8 @@ def run(args: argparse.Namespace) -> int:
             shown = _show_candidates(persistence.pool, ctx, shown)
             if session.ends:
                 _end_session(memory, scope, agent, thread)
+    _banner("Why did the model know that? One value's memory trace")
+    show_trace(scope, f"{user}-thread", PLANTED)
     _refund_walkthrough(ctx)
     _banner("Delegation: one task, workers with their own contexts")
     show_orchestration(ctx, f"{user}-orchestrated")

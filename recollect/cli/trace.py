@@ -89,7 +89,9 @@ def run_trace(args: argparse.Namespace) -> int:
         )
     if args.find:
         found = {"thread": args.thread, **story(rows, facts, args.find.strip())}
-        print(json.dumps(found, default=str, ensure_ascii=False) if args.json else _story(found))
+        print(
+            json.dumps(found, default=str, ensure_ascii=False) if args.json else story_text(found)
+        )
         return 0
     if args.json:
         print(json.dumps([_as_json(r) for r in rows], default=str, ensure_ascii=False))
@@ -109,7 +111,8 @@ def _as_json(row: TraceRow) -> dict[str, Any]:
     }
 
 
-def _story(found: dict[str, Any]) -> str:
+def story_text(found: dict[str, Any]) -> str:
+    """A `--find` story as lines a person reads."""
     lines = [f"{found['find']!r} in thread {found['thread']}: {found['stopped']}"]
     for turn in found["turns"]:
         label = "turn" if turn["kind"] == "turn" else "memory job after turn"

@@ -68,6 +68,11 @@ def test_demo_runs_a_multi_session_conversation(database_uri: str) -> None:
     session_2 = out.split("Session 2")[1]
     assert "summary=" in session_2, "the folded summary is in the prompt after a restart"
     assert "pinned values carried into every prompt: email: dana@example.com" in session_2
+    traced = out.split("One value's memory trace")[1].split("\n===")[0]
+    assert "'8842-B' in thread" in traced
+    assert "said by the user" in traced
+    assert "pinned as order (shown)" in traced
+    assert "extracted: stored as" in traced
     assert "is submitted_for_review (awaiting review)" in out
     assert "--by manager-maria  (exit 0)" in out
     assert "is completed; refunds paid: 1" in out
