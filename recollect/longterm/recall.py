@@ -335,9 +335,7 @@ def finish(plan: RecallPlan, fetched: Fetched) -> Recollection:
 
 def _explained(kind: str, r: Ranked, dropped: str | None) -> RecallCandidate:
     """One ranked candidate as a trace shows it."""
-    return _weighed(kind, r.candidate, dropped).model_copy(
-        update={"rerank": r.rerank_score, "recency": r.recency, "score": r.score}
-    )
+    return _weighed(kind, r.candidate, dropped, r.rerank_score, r.recency, r.score)
 
 
 def _below_floor(kind: str, c: Candidate) -> RecallCandidate:
@@ -345,14 +343,24 @@ def _below_floor(kind: str, c: Candidate) -> RecallCandidate:
     return _weighed(kind, c, "floor")
 
 
-def _weighed(kind: str, c: Candidate, dropped: str | None) -> RecallCandidate:
+def _weighed(
+    kind: str,
+    c: Candidate,
+    dropped: str | None,
+    rerank: float | None = None,
+    recency: float = 1.0,
+    score: float = 0.0,
+) -> RecallCandidate:
     return RecallCandidate(
         id=c.id,
         kind=kind,
         text=c.text,
         dense_rank=c.dense_rank,
         lexical_rank=c.lexical_rank,
+        rerank=rerank,
+        recency=recency,
         confidence=c.confidence,
+        score=score,
         kept=dropped is None,
         dropped=dropped,
     )

@@ -84,6 +84,9 @@ class _OnnxModel:
         folder = _bundled_models() / name
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = max(1, min(2, os.cpu_count() or 1))
+        # Idle threads sleep instead of spinning: a spinning pool took the CPU that the
+        # MaxSim product, the SQL and every other request needed, doubling a recall's cost.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = onnxruntime.InferenceSession(
             str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"]
         )
@@ -160,7 +163,10 @@ class LateInteractionReranker:
         # One product over every fact's tokens, then the best match per fact segment.
         stacked = np.concatenate(facts).astype(np.float32)
         starts = np.cumsum([0] + [len(f) for f in facts[:-1]])
-        best = np.maximum.reduceat(query_tokens @ stacked.T, starts, axis=1)
+        # einsum's own loop, not BLAS: a product this small gains nothing from BLAS threads,
+        # and waiting on them behind other requests made a recall's slowest 5% 15 ms slower.
+        similarity = np.einsum("qd,td->qt", query_tokens, stacked)
+        best = np.maximum.reduceat(similarity, starts, axis=1)
         return [float(x) for x in best.mean(axis=0)]
 
     def _query_future(self, query: str, start: _Start) -> Future[Matrix]:
