@@ -55,4 +55,6 @@ def render(report: MaintenanceReport) -> str:
         lines.append("  nothing changed")
     if report.session_episodes_purged:
         lines.append(f"  incognito episodes purged: {report.session_episodes_purged}")
+    if report.traces_purged:
+        lines.append(f"  memory traces purged: {report.traces_purged}")
     return "\n".join(lines)

@@ -75,6 +75,9 @@ PURGE_OLD_SESSION_EPISODES = """
 DELETE FROM episodes
 WHERE session_id IS NOT NULL AND occurred_at < %(now)s - make_interval(secs => %(seconds)s)
 """
+PURGE_OLD_TRACES = """
+DELETE FROM memory_traces WHERE created_at < %(now)s - make_interval(secs => %(seconds)s)
+"""
 DUPLICATE_PAIRS = """
 SELECT a.id::text AS a, b.id::text AS b
 FROM facts a
@@ -143,6 +146,8 @@ class RetentionPolicy:
     """Soft-deleted facts can be restored this long; then they are deleted for good."""
     session_days: float = 1
     """Incognito facts outlive a session that was never ended by at most this long."""
+    trace_days: float = 30
+    """Memory traces (what each turn's prompt held) are kept this long for debugging."""
     duplicate_similarity: float | None = None
     """Cosine from which two facts may be duplicates; None: the configured embedder's own
     measured value (`RECOLLECT_EMBEDDINGS`, see `recollect.longterm.duplicates`)."""
@@ -158,7 +163,7 @@ class RetentionPolicy:
         """Comma-separated `name=value`: categories take days or `forever`."""
         ttl: dict[str, float | None] = dict(DEFAULT_TTL_DAYS)
         knobs: dict[str, float] = {}
-        settings = {"low_confidence", "unreinforced", "recovery", "session", "duplicate"}
+        settings = {"low_confidence", "unreinforced", "recovery", "session", "traces", "duplicate"}
         for item in filter(None, (part.strip() for part in text.split(","))):
             name, sep, value = (s.strip() for s in item.partition("="))
             if not sep or not value:
@@ -177,6 +182,7 @@ class RetentionPolicy:
             unreinforced_days=knobs.get("unreinforced", defaults.unreinforced_days),
             recovery_days=knobs.get("recovery", defaults.recovery_days),
             session_days=knobs.get("session", defaults.session_days),
+            trace_days=knobs.get("traces", defaults.trace_days),
             duplicate_similarity=knobs.get("duplicate", defaults.duplicate_similarity),
         )
 
@@ -213,6 +219,7 @@ class MaintenanceReport:
     dry_run: bool
     categories: dict[str, CategoryReport] = field(default_factory=dict)
     session_episodes_purged: int = 0
+    traces_purged: int = 0
 
     def category(self, name: str) -> CategoryReport:
         return self.categories.setdefault(str(name), CategoryReport())
@@ -227,6 +234,7 @@ class MaintenanceReport:
             "dry_run": self.dry_run,
             "categories": {k: vars(v) for k, v in sorted(self.categories.items())},
             "session_episodes_purged": self.session_episodes_purged,
+            "traces_purged": self.traces_purged,
         }
 
 
@@ -291,6 +299,8 @@ def _purge(
         PURGE_OLD_SESSION_EPISODES, {"now": now, "seconds": _seconds(policy.session_days)}
     )
     report.session_episodes_purged = max(episodes.rowcount, 0)
+    traces = conn.execute(PURGE_OLD_TRACES, {"now": now, "seconds": _seconds(policy.trace_days)})
+    report.traces_purged = max(traces.rowcount, 0)
 
 
 def _merge_duplicates(

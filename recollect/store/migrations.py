@@ -38,7 +38,7 @@ from recollect.store.schema.org_facts import ORG_SHARED_FACTS_SQL
 from recollect.store.schema.profiles import PROFILE_DOCUMENTS
 from recollect.store.schema.sessions import SESSION_ENDS
 from recollect.store.schema.store_items import STORE_ITEMS_SQL
-from recollect.store.schema.traces import MEMORY_TRACES
+from recollect.store.schema.traces import MEMORY_TRACES, TRACES_BY_AGE
 from recollect.store.schema.valid_time import VALID_TIME
 from recollect.store.server import (
     CONNECTION_KWARGS,
@@ -91,6 +91,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(17, "memory traces per turn and per extraction job", MEMORY_TRACES),
     Migration(18, "store items: BaseStore keys and values over facts", STORE_ITEMS_SQL),
     Migration(19, "reranker encodings per fact", FACT_ENCODINGS),
+    Migration(20, "memory traces by age, for retention", TRACES_BY_AGE),
 )
 
 

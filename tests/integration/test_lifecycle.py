@@ -21,6 +21,7 @@ from recollect.privacy.lifecycle import (
 )
 from recollect.store.scope import Scope
 from recollect.store.server import CONNECTION_KWARGS
+from recollect.trace.store import PendingTrace, write_turns
 from tests.support.db import all_rows
 
 ANA = Scope.for_user("acme", "ana")
@@ -201,3 +202,29 @@ def test_facts_about_different_subjects_are_never_merged(
     report = run_maintenance(admin, RetentionPolicy(duplicate_similarity=0.5), now=T0 + DAY)
     assert report.categories["preference"].merged == 0
     assert len(memory.facts(ANA)) == 2
+
+
+def test_memory_traces_are_kept_for_their_retention_then_deleted(
+    pool: ConnectionPool[Any], admin: psycopg.Connection[Any]
+) -> None:
+    write_turns(pool, [PendingTrace(ANA, "t-1", {"prompt": {}}), PendingTrace(BO, "t-2", {})])
+    admin.execute("UPDATE memory_traces SET created_at = %s WHERE thread_id = 't-1'", (T0,))
+    admin.execute(
+        "UPDATE memory_traces SET created_at = %s WHERE thread_id = 't-2'", (T0 + 25 * DAY,)
+    )
+    admin.commit()
+    dry = run_maintenance(admin, RetentionPolicy(), now=T0 + 31 * DAY, dry_run=True)
+    assert dry.traces_purged == 1
+    assert _traces(admin) == 2
+    report = run_maintenance(admin, RetentionPolicy.parse("traces=7"), now=T0 + 33 * DAY)
+    assert report.traces_purged == 2
+    assert _traces(admin) == 0
+    assert RetentionPolicy.parse("traces=7").trace_days == 7
+    with pytest.raises(ValueError, match="RECOLLECT_RETENTION"):
+        RetentionPolicy.parse("traces=-1")
+
+
+def _traces(admin: psycopg.Connection[Any]) -> int:
+    row = admin.execute("SELECT count(*) AS n FROM memory_traces").fetchone()
+    assert row is not None
+    return int(row["n"])

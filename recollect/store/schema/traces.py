@@ -22,3 +22,8 @@ SELECT recollect_protect('memory_traces');
 summary, trimmed ids) and one per extraction job (`'extraction'`: each candidate fact's
 verdict), keyed by org, user, thread and turn, behind the same per-user row-level security as
 facts, and erased with the user's other rows by `forget`."""
+
+TRACES_BY_AGE = """
+CREATE INDEX memory_traces_age ON memory_traces (created_at);
+"""
+"""Maintenance deletes traces past their retention across every tenant: by age alone."""
