@@ -30,7 +30,7 @@ OWNER = "org_id = %(org_id)s AND user_id = %(user_id)s"
 EXPORT_FACTS = f"""
 SELECT id::text AS id, session_id, category, subject, text, confidence, source_ids,
        learned_at, last_reinforced_at, reinforcement_count, superseded_by::text AS superseded_by,
-       superseded_at, deleted_at, metadata
+       superseded_at, valid_from, valid_to, deleted_at, metadata
 FROM facts WHERE {OWNER} ORDER BY learned_at, id
 """
 EXPORT_PROFILE = (
@@ -134,7 +134,11 @@ def _attach_history(facts: list[dict[str, Any]]) -> None:
     for fact in facts:
         fact["replaces"] = replaced.get(fact["id"], [])
         fact["status"] = (
-            "deleted" if fact["deleted_at"] else "superseded" if fact["superseded_by"] else "live"
+            "deleted"
+            if fact["deleted_at"]
+            else "superseded"
+            if fact["superseded_by"] or fact["valid_to"]  # a purged successor leaves valid_to
+            else "live"
         )
 
 

@@ -15,6 +15,7 @@ from recollect.extraction.fact_writer import EngineWriter
 from recollect.longterm.configured import configured_judge
 from recollect.longterm.records import FactCategory, NewFact, RememberAction
 from recollect.longterm.supersession import ModelJudge
+from recollect.privacy.export import export_user
 from recollect.privacy.lifecycle import RetentionPolicy, run_maintenance
 from recollect.store.scope import Scope
 from recollect.store.server import CONNECTION_KWARGS
@@ -97,6 +98,8 @@ def test_where_did_i_live_before_is_answered_by_as_of(
     assert [f.text for f in kept] == ["Lives in Paris"]
     again = memory.recall(ANA, "where do I live Paris", as_of=T0 + 50 * DAY)
     assert [r.fact.text for r in again.facts] == ["Lives in Paris"]
+    exported = {f["text"]: f for f in export_user(pool, ANA)["facts"]}
+    assert exported["Lives in Paris"]["status"] == "superseded", "history, not live, in an export"
 
 
 def _judge_says(contradicts: bool) -> Any:
