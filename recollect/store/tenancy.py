@@ -6,12 +6,12 @@ tenant's scope into another's request; row-level security policies read these se
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
-from psycopg import Connection
-from psycopg_pool import ConnectionPool
+from psycopg import AsyncConnection, Connection
+from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from recollect.store.scope import Scope
 
@@ -29,6 +29,16 @@ def scoped(pool: ConnectionPool[Any], scope: Scope) -> Iterator[Connection[Any]]
     """A connection inside one transaction, scoped to `scope` until it commits or rolls back."""
     with pool.connection() as conn, conn.transaction():
         conn.execute(SET_SCOPE, scope_settings(scope))
+        yield conn
+
+
+@asynccontextmanager
+async def ascoped(
+    pool: AsyncConnectionPool[Any], scope: Scope
+) -> AsyncIterator[AsyncConnection[Any]]:
+    """The async twin of `scoped`."""
+    async with pool.connection() as conn, conn.transaction():
+        await conn.execute(SET_SCOPE, scope_settings(scope))
         yield conn
 
 
