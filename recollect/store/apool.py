@@ -3,8 +3,9 @@
 An async step that awaits its SQL holds no thread while Postgres answers, so a burst of runs
 waits on sockets instead of queueing for the bounded executor. The pool follows the sync one:
 1. a pool installed with `use_async_pool` for a block (tests, scripts that bring their own);
-2. else one per event loop, on the same database as `shared_pool()` (whatever that resolves
-   to: the installed pool, the process's, or the served API's own), opened on first use with
+2. else one per event loop, on the same database as a given sync pool (the memory engine's)
+   or `shared_pool()` (the installed pool, the process's, or the served API's own), opened
+   on first use with
    at most `RECOLLECT_ASYNC_POOL_SIZE` connections (default 8), and closed with its loop.
 """
 
@@ -18,7 +19,7 @@ from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from psycopg_pool import AsyncConnectionPool
+from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from recollect.store.liveness import acheck_connection
 from recollect.store.pool import open_shared_pool, shared_pool
@@ -60,13 +61,14 @@ async def use_async_pool(pool: AsyncConnectionPool[Any]) -> AsyncIterator[AsyncC
         _installed.reset(token)
 
 
-async def shared_async_pool() -> AsyncConnectionPool[Any]:
-    """The installed async pool, else this loop's pool on `shared_pool()`'s database."""
+async def shared_async_pool(like: ConnectionPool[Any] | None = None) -> AsyncConnectionPool[Any]:
+    """The installed async pool, else this loop's pool on the database of `like` (a sync pool
+    the caller's engine uses), or of `shared_pool()`."""
     installed = _installed.get()
     if installed is not None:
         return installed
     loop = asyncio.get_running_loop()
-    sync = open_shared_pool()
+    sync = like or open_shared_pool()
     if sync is None:  # resolving, opening and migrating block: once, off the loop
         sync = await asyncio.to_thread(shared_pool)
     conninfo = sync.conninfo if isinstance(sync.conninfo, str) else sync.conninfo()

@@ -51,6 +51,16 @@ def pipelined_scope(conn: Connection[Any], scope: Scope) -> Iterator[Connection[
         yield conn
 
 
+@asynccontextmanager
+async def apipelined_scope(
+    conn: AsyncConnection[Any], scope: Scope
+) -> AsyncIterator[AsyncConnection[Any]]:
+    """The async twin of `pipelined_scope`."""
+    async with conn.pipeline(), conn.transaction():
+        await conn.execute(SET_SCOPE, scope_settings(scope))
+        yield conn
+
+
 def scope_settings(scope: Scope) -> dict[str, str]:
     """The transaction-local settings row-level security reads."""
     return {

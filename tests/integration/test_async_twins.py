@@ -16,11 +16,13 @@ from psycopg_pool import AsyncConnectionPool, ConnectionPool
 from graphs.agent import make_graph, thread_config, user_turn
 from recollect.extraction import queue as jobs
 from recollect.history.owned_checkpoints import AsyncScopedPostgresSaver
+from recollect.longterm.configured import configured_memory
 from recollect.store.apool import close_async_pools, shared_async_pool
 from recollect.store.liveness import acheck_connection, check_connection, quiet
 from recollect.store.roles import app_uri
 from recollect.store.server import CONNECTION_KWARGS
 from state.context import Context
+from tests.integration.test_engine_recall import ANA, BEN, NOW, ingest
 from tests.support.db import DEFAULT_SCOPE, all_rows, superuser_conninfo
 from tests.support.langgraph_dev import free_port
 from tests.support.scripted_openai import ScriptedOpenAI
@@ -203,3 +205,40 @@ def test_a_connection_the_server_ended_is_replaced_not_handed_out(
             await apool.close()
 
     asyncio.run(scenario())
+
+
+RECALL_QUERIES: Sequence[str] = (
+    "what is Ana's cat called?",
+    "which framework does the frontend use",
+    "¿Qué carrera está preparando Ana?",
+    "marathon",
+    "quantum chromodynamics lecture notes",
+    "",
+    "?!",
+)
+"""A direct question, a paraphrase, another language, one word, an off-topic query, nothing,
+and no content at all."""
+
+
+def test_recall_and_arecall_return_the_same(pool: ConnectionPool[Any]) -> None:
+    served = configured_memory(pool)  # the default engine: dense, lexical, late interaction
+    ingest(served)
+    cli = configured_memory(pool)
+    for scope in (ANA, BEN):  # BEN has no memory: the dense half is skipped for him
+        expected = [cli.recall(scope, q, token_budget=300, now=NOW) for q in RECALL_QUERIES]
+
+        async def scenario(scope: Any = scope) -> list[Any]:
+            apool = await shared_async_pool(served.pool)
+            try:
+                return [
+                    await served.arecall(apool, scope, q, token_budget=300, now=NOW)
+                    for q in RECALL_QUERIES
+                ]
+            finally:
+                await close_async_pools()
+
+        got = asyncio.run(scenario())
+        assert got == expected
+        if scope is ANA:
+            assert all(found.profile or found.facts for found in got[:4])
+            assert "Pixel" in got[0].facts[0].fact.text
