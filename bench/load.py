@@ -239,7 +239,13 @@ def run(
     watch = ConnectionWatch(admin_uri, DATABASE)
     systems: dict[str, Any] = {name: {"levels": []} for name in SYSTEMS}
     config = served_config(log_dir)
-    with langgraph_dev(env, log_dir / "server.log", config=config, jobs=jobs) as url:
+    # The server's runtime state lives in its working folder and would outlive the run: a
+    # fresh folder, so no earlier run's threads and runs are scanned on every request.
+    server_dir = log_dir / "server"
+    server_dir.mkdir()
+    with langgraph_dev(
+        env, log_dir / "server.log", config=config, jobs=jobs, cwd=server_dir
+    ) as url:
         for assistant in SYSTEMS.values():  # first turns load the embedder, open pools
             asyncio.run(drive(url, keys[:2], assistant, 1))
         for users in levels:
