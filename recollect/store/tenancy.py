@@ -36,8 +36,10 @@ def scoped(pool: ConnectionPool[Any], scope: Scope) -> Iterator[Connection[Any]]
 async def ascoped(
     pool: AsyncConnectionPool[Any], scope: Scope
 ) -> AsyncIterator[AsyncConnection[Any]]:
-    """The async twin of `scoped`."""
-    async with pool.connection() as conn, conn.transaction():
+    """The async twin of `scoped`, pipelined: BEGIN and the scope travel with the first
+    statement, and COMMIT goes alone, so a one-statement transaction costs two round trips
+    instead of four (on an event loop every round trip waits its turn behind other runs)."""
+    async with pool.connection() as conn, conn.pipeline(), conn.transaction():
         await conn.execute(SET_SCOPE, scope_settings(scope))
         yield conn
 
