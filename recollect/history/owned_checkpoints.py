@@ -47,7 +47,7 @@ from recollect.history.retention import (
 from recollect.store.acting import acting, acting_as
 from recollect.store.errors import ThreadAccessError
 from recollect.store.scope import Scope
-from recollect.store.tenancy import SET_SCOPE, scope_settings
+from recollect.store.tenancy import SET_SCOPE, one_trip, scope_settings
 
 APPROVAL_GRAPH = "approval"
 CLAIM_THREAD = """
@@ -237,14 +237,10 @@ class AsyncScopedPostgresSaver(AsyncRetainingPostgresSaver):
         async with (
             serialised,
             _ainternal.get_connection(self.conn) as conn,
-            conn.pipeline(),  # as in the sync twin: one round trip a write
-            conn.transaction(),
+            one_trip(conn, settings, first=SNAPSHOT_SQL if snapshot else None),
+            conn.cursor(binary=True, row_factory=dict_row) as cur,
         ):
-            if snapshot:
-                await conn.execute(SNAPSHOT_SQL)
-            await conn.execute(SET_SCOPE, settings)
-            async with conn.cursor(binary=True, row_factory=dict_row) as cur:
-                yield cur
+            yield cur
 
     async def _aclaim(self, config: RunnableConfig, metadata: CheckpointMetadata) -> None:
         """Own the thread before its first row (see `ScopedPostgresSaver._claim`)."""
