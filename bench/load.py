@@ -7,8 +7,10 @@ key and one thread each) send `--turns` messages each through `langgraph_sdk` (`
 all at once; stock and recollect alternate within each level (`--rounds`, ABBA). Reported
 per level: turns per second (wall clock), p50/p95 latency of one turn, errors, and the peak
 number of Postgres connections the server held (polled from `pg_stat_activity`).
-`langgraph dev` executes one run at a time unless `--jobs` says otherwise, so by default the
-users queue in the server and turns per second measure a turn's whole served cost.
+`langgraph dev` executes one run at a time unless told otherwise (`--n-jobs-per-worker`), which
+makes any graph's p95 grow with the number of users queued ahead; a deployment runs runs
+concurrently, so by default the server here runs as many at once as the largest level has
+users (`--jobs` to change it).
 
     python -m bench.load --json bench/out/load.json
     python -m bench.load --levels 1 8 --turns 3 --json /dev/null      # a quick run
@@ -121,15 +123,28 @@ def percentile(values: Sequence[float], share: float) -> float:
     return ordered[rank]
 
 
+def client_of(url: str, key: str) -> Any:
+    """An SDK client acting as the user whose API key this is."""
+    return get_client(url=url, api_key=None, headers={"Authorization": f"Bearer {key}"})
+
+
 async def one_user(
-    url: str, key: str, assistant: str, user: int, turns: int, latencies: list[float]
+    url: str,
+    key: str,
+    assistant: str,
+    user: int,
+    turns: int,
+    latencies: list[float],
+    threads: list[tuple[str, str]],
 ) -> tuple[int, list[str]]:
-    """A user's thread: `turns` messages in a row; returns (ok turns, error lines)."""
-    client = get_client(url=url, api_key=None, headers={"Authorization": f"Bearer {key}"})
+    """A user's thread: `turns` messages in a row; returns (ok turns, error lines) and adds
+    (key, thread id) to `threads`."""
+    client = client_of(url, key)
     errors: list[str] = []
     ok = 0
     try:
         thread = await client.threads.create()
+        threads.append((key, thread["thread_id"]))
         for turn in range(turns):
             text = f"{TOPICS[(user + turn) % len(TOPICS)]} (user {user}, turn {turn})"
             started = time.perf_counter()
@@ -153,18 +168,35 @@ async def one_user(
 
 
 async def drive(url: str, keys: list[str], assistant: str, turns: int) -> dict[str, Any]:
-    """All users at once; wall-clock time, ok turns, per-turn latencies and errors."""
+    """All users at once; wall-clock time, ok turns, per-turn latencies and errors. The
+    threads are deleted afterwards, outside the timing (see `forget`)."""
     latencies: list[float] = []
+    threads: list[tuple[str, str]] = []
     started = time.perf_counter()
     outcomes = await asyncio.gather(
-        *(one_user(url, key, assistant, i, turns, latencies) for i, key in enumerate(keys))
+        *(one_user(url, key, assistant, i, turns, latencies, threads) for i, key in enumerate(keys))
     )
+    seconds = time.perf_counter() - started
+    await forget(url, threads)
     return {
-        "seconds": time.perf_counter() - started,
+        "seconds": seconds,
         "turns": sum(n for n, _ in outcomes),
         "latencies": latencies,
         "errors": [line for _, lines in outcomes for line in lines],
     }
+
+
+async def forget(url: str, threads: list[tuple[str, str]]) -> None:
+    """Delete a round's threads (and so their runs). `langgraph dev`'s in-memory runtime
+    finds a run by scanning every run it holds, twice a second for each request waiting on
+    one; left in place, each round's runs would make every later turn of either system
+    slower, and the slower system more so (it waits, and scans, longer)."""
+    for key, thread_id in threads:
+        client = client_of(url, key)
+        try:
+            await client.threads.delete(thread_id)
+        finally:
+            await client.http.client.aclose()
 
 
 def summary(users: int, rounds: list[dict[str, Any]], peak: int) -> dict[str, Any]:
@@ -207,7 +239,13 @@ def run(
     watch = ConnectionWatch(admin_uri, DATABASE)
     systems: dict[str, Any] = {name: {"levels": []} for name in SYSTEMS}
     config = served_config(log_dir)
-    with langgraph_dev(env, log_dir / "server.log", config=config, jobs=jobs) as url:
+    # The server's runtime state lives in its working folder and would outlive the run: a
+    # fresh folder, so no earlier run's threads and runs are scanned on every request.
+    server_dir = log_dir / "server"
+    server_dir.mkdir()
+    with langgraph_dev(
+        env, log_dir / "server.log", config=config, jobs=jobs, cwd=server_dir
+    ) as url:
         for assistant in SYSTEMS.values():  # first turns load the embedder, open pools
             asyncio.run(drive(url, keys[:2], assistant, 1))
         for users in levels:
@@ -279,16 +317,17 @@ def main(argv: list[str] | None = None) -> int:
         "--jobs",
         type=int,
         default=None,
-        help="runs the server executes at once (`--n-jobs-per-worker`; default: the server's, one)",
+        help="runs the server executes at once (`--n-jobs-per-worker`; default: the largest level)",
     )
     parser.add_argument("--rounds", type=int, default=ROUNDS, help="alternating rounds a level")
     args = parser.parse_args(argv)
     counts = [args.turns, args.rounds, *args.levels, args.jobs or 1]
     if min(counts) < 1:
         parser.error("--turns, --rounds, --jobs and every level must be at least 1")
+    jobs = args.jobs or max(args.levels)  # every user's run executes at once, as deployed
     root = Path(tempfile.mkdtemp(prefix="recollect-load-"))
     with temporary_postgres(root) as uri:
-        result = run(uri, args.levels, args.turns, root, args.jobs, args.rounds)
+        result = run(uri, args.levels, args.turns, root, jobs, args.rounds)
     print("recollect / stock turns/s:", json.dumps(result["ratios_recollect_vs_stock_turns_per_s"]))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

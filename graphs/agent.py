@@ -9,13 +9,12 @@ inject their own; scripts, the CLI and tests call `make_graph` with Postgres per
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
-from langgraph._internal._runnable import RunnableCallable
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -23,6 +22,7 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
 from graphs.tools import AGENT_TOOLS, memory_tools, tool_node
+from graphs.twin import twin
 from nodes.call_model import make_acall_model, make_call_model
 from nodes.extract import aextract, extract
 from nodes.recall import MemorySource, RecallNode
@@ -54,12 +54,6 @@ def _check_input(state: AgentState) -> list[str]:
 
 
 AgentBuilder = StateGraph[AgentState, Context, AgentInput, AgentState]
-
-
-def twin(name: str, sync: Callable[..., Any], asynchronous: Callable[..., Any]) -> Any:
-    """One step with both forms: `invoke` (the CLI, scripts) calls `sync`, `ainvoke` and the
-    served API await `asynchronous`; both wrap the same plain logic."""
-    return RunnableCallable(sync, asynchronous, name=name, trace=False)
 
 
 def build(memory: MemorySource, tools: Sequence[BaseTool] = AGENT_TOOLS) -> AgentBuilder:

@@ -18,6 +18,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from graphs.twin import offloaded_twin
 from nodes.approval.draft import draft
 from nodes.approval.execute import execute
 from nodes.approval.review import review
@@ -61,11 +62,11 @@ def _targets(states: set[WorkflowState]) -> list[str]:
 builder: StateGraph[ApprovalState, Context, ApprovalInput, ApprovalState] = StateGraph(
     ApprovalState, context_schema=Context, input_schema=ApprovalInput
 )
-builder.add_node("draft", draft)
-builder.add_node("submit", submit)
-builder.add_node("review", review)
-builder.add_node("start_execution", start_execution)
-builder.add_node("execute", execute)
+builder.add_node("draft", offloaded_twin("draft", draft))
+builder.add_node("submit", offloaded_twin("submit", submit))
+builder.add_node("review", offloaded_twin("review", review))
+builder.add_node("start_execution", offloaded_twin("start_execution", start_execution))
+builder.add_node("execute", offloaded_twin("execute", execute))
 builder.add_edge(START, "draft")
 builder.add_conditional_edges("draft", route, _targets({WorkflowState.DRAFT}))
 for _step, _state in ACTS_IN.items():

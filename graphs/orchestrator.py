@@ -17,8 +17,9 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Send
 
+from graphs.twin import twin
 from nodes.orchestrator.plan import plan
-from nodes.orchestrator.remember import remember
+from nodes.orchestrator.remember import aremember, remember
 from nodes.orchestrator.synthesise import synthesise
 from nodes.orchestrator.worker import WorkerNode
 from nodes.recall import MemorySource
@@ -65,7 +66,7 @@ def build(memory: MemorySource) -> OrchestratorBuilder:
     graph_builder.add_node("plan", plan)
     graph_builder.add_node("worker", WorkerNode(memory), input_schema=WorkerInput)
     graph_builder.add_node("synthesise", synthesise)
-    graph_builder.add_node("remember", remember)
+    graph_builder.add_node("remember", twin("remember", remember, aremember))
     graph_builder.add_edge(START, "plan")
     graph_builder.add_conditional_edges("plan", fan_out, ["worker"])
     graph_builder.add_edge("worker", "synthesise")

@@ -7,17 +7,19 @@ or the `memory` graph on LangGraph Platform) does the extraction later.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from typing import Any
+from typing import Any, NamedTuple
 
 from langchain_core.messages import AnyMessage
 from langgraph.runtime import Runtime
 
 from nodes.context import context_of
-from nodes.queue_for_extraction import queue_for_extraction, run_thread_id
+from nodes.queue_for_extraction import aqueue_for_extraction, queue_for_extraction, run_thread_id
 from nodes.trace import record_turn
 from recollect.extraction.queue import BufferedMessage, QueueUnavailableError
-from recollect.store.offload import offloaded
+from recollect.store.pool import open_shared_pool, shared_pool
+from recollect.trace.settings import tracing_enabled
 from state.agent import AgentState
 from state.context import Context
 
@@ -25,29 +27,55 @@ _ROLES = {"human": "user", "ai": "assistant"}
 log = logging.getLogger(__name__)
 
 
-def extract(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Record a job for this thread; threadless (stateless) runs have nothing to come back to."""
+class Queued(NamedTuple):
+    """What one turn hands to the queue."""
+
+    ctx: Context
+    thread_id: str
+    messages: list[BufferedMessage]
+
+
+def _queued(state: AgentState, runtime: Runtime[Context]) -> Queued | None:
+    """The plain part of both forms: submit the turn's trace, and say what to queue (None:
+    nothing, e.g. extraction off or a threadless run, which has nothing to come back to)."""
     ctx = context_of(runtime)
     thread_id = run_thread_id()
     record_turn(state, ctx)
     if not ctx.extraction or not thread_id:
-        return {}
+        return None
     # `unfolded` too: a message trimmed in this very turn (or whose middle was cut, kept as
     # excerpts) would otherwise never reach extraction; the queue skips ids it has seen.
     messages = buffered([*state.get("unfolded", []), *state.get("messages", [])])
-    if not messages:
-        return {}
-    try:
-        queue_for_extraction(ctx, thread_id, messages)
-    except QueueUnavailableError as exc:
-        # The reply stands; the next turn re-sends these messages, so nothing is lost.
-        log.warning("%s; the next turn will queue these messages again", exc)
+    return Queued(ctx, thread_id, messages) if messages else None
+
+
+def extract(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Record a job for this thread, in one short transaction."""
+    queued = _queued(state, runtime)
+    if queued is not None:
+        try:
+            queue_for_extraction(*queued)
+        except QueueUnavailableError as exc:
+            _unqueued(exc)
     return {}
 
 
 async def aextract(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """The async twin: the queue's one transaction runs on the bounded executor."""
-    return await offloaded(extract, state, runtime)
+    """The async twin: the same transaction, awaited on the loop's async pool."""
+    if tracing_enabled() and open_shared_pool() is None:  # the trace writer's pool opens once
+        await asyncio.to_thread(shared_pool)
+    queued = _queued(state, runtime)
+    if queued is not None:
+        try:
+            await aqueue_for_extraction(*queued)
+        except QueueUnavailableError as exc:
+            _unqueued(exc)
+    return {}
+
+
+def _unqueued(exc: QueueUnavailableError) -> None:
+    # The reply stands; the next turn re-sends these messages, so nothing is lost.
+    log.warning("%s; the next turn will queue these messages again", exc)
 
 
 def buffered(messages: list[AnyMessage]) -> list[BufferedMessage]:

@@ -7,8 +7,9 @@ from collections.abc import Sequence
 
 from langgraph.config import get_config
 
-from recollect.extraction.queue import BufferedMessage, Debounce, enqueue
+from recollect.extraction.queue import BufferedMessage, Debounce, aenqueue, enqueue
 from recollect.models.factory import resolve_model_name
+from recollect.store.apool import shared_async_pool
 from recollect.store.pool import shared_pool
 from recollect.store.scope import Scope
 from state.context import Context
@@ -29,5 +30,20 @@ def queue_for_extraction(ctx: Context, thread_id: str, messages: Sequence[Buffer
         list(messages),
         debounce=Debounce(ctx.extract_after_idle_s, ctx.extract_every_turns),
         model=resolve_model_name(ctx.model),  # a worker without this model leaves the job
+        min_confidence=ctx.min_confidence,
+    )
+
+
+async def aqueue_for_extraction(
+    ctx: Context, thread_id: str, messages: Sequence[BufferedMessage]
+) -> None:
+    """The async twin: the same transaction, awaited on the loop's async pool."""
+    await aenqueue(
+        await shared_async_pool(),
+        Scope.for_user(ctx.org_id, ctx.user_id),
+        thread_id,
+        list(messages),
+        debounce=Debounce(ctx.extract_after_idle_s, ctx.extract_every_turns),
+        model=resolve_model_name(ctx.model),
         min_confidence=ctx.min_confidence,
     )

@@ -21,6 +21,7 @@ from nodes.trace import note_recall
 from recollect.basestore.values import item_text
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import Recollection
+from recollect.store.apool import shared_async_pool
 from recollect.store.errors import RecollectError
 from recollect.store.offload import offloaded
 from recollect.store.scope import Scope
@@ -145,6 +146,35 @@ class RecallNode:
             return None
 
     async def acall(self, state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
-        """The async twin: the embedder and the engine's SQL run on the bounded executor, off
-        the server's event loop."""
-        return await offloaded(self, state, runtime)
+        """The async twin: the engine's SQL is awaited on an async pool; embedding and
+        reranking run on the bounded executor, off the server's event loop. Without an engine
+        (a store, or nothing) the sync form runs on that executor."""
+        source = self._source
+        try:  # opening the process's engine blocks, once
+            engine = await offloaded(source) if callable(source) else source
+        except (psycopg.Error, RecollectError) as exc:
+            log.warning("recall failed (%s); answering without long-term memory", exc)
+            engine = None
+            if runtime.store is None:
+                return {"recalled": []}
+        if engine is None:
+            return await offloaded(self, state, runtime)
+        found = await self._arecollect(engine, state, runtime)
+        note_recall(state, found)
+        return {"recalled": as_items(found) if found is not None else []}
+
+    async def _arecollect(
+        self, engine: LongTermMemory, state: AgentState, runtime: Runtime[Context]
+    ) -> Recollection | None:
+        query = latest_user_text(list(state.get("messages", [])))
+        ctx = context_of(runtime)
+        try:
+            return await engine.arecall(
+                await shared_async_pool(engine.pool),
+                Scope.for_user(ctx.org_id, ctx.user_id),
+                query,
+                token_budget=ctx.recall_tokens,
+            )
+        except (psycopg.Error, RecollectError) as exc:  # an outage costs context, not the reply
+            log.warning("recall failed (%s); answering without long-term memory", exc)
+            return None

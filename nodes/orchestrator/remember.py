@@ -15,7 +15,8 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from nodes.context import context_of
-from nodes.queue_for_extraction import queue_for_extraction, run_thread_id
+from nodes.extract import Queued
+from nodes.queue_for_extraction import aqueue_for_extraction, queue_for_extraction, run_thread_id
 from recollect.extraction.queue import BufferedMessage, QueueUnavailableError
 from recollect.extraction.records import WORKER_ROLE
 from state.context import Context
@@ -37,19 +38,40 @@ def buffered_findings(round_: int, task: str, facts: list[SourcedFact]) -> list[
     return lines
 
 
-def remember(state: OrchestratorState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Queue this round for extraction; threadless runs have nothing to come back to."""
+def _findings(state: OrchestratorState, runtime: Runtime[Context]) -> Queued | None:
+    """What both forms queue: this round's task and learned facts (None: nothing to queue, or
+    a threadless run, which has nothing to come back to)."""
     ctx = context_of(runtime)
     thread_id = run_thread_id()
     if not ctx.extraction or not thread_id:
-        return {}
+        return None
     messages = buffered_findings(
         state.get("round", 0), state.get("task", ""), list(state.get("facts", []))
     )
-    if not messages:
-        return {}
-    try:
-        queue_for_extraction(ctx, thread_id, messages)
-    except QueueUnavailableError as exc:
-        log.warning("%s; this round's findings are not offered to long-term memory", exc)
+    return Queued(ctx, thread_id, messages) if messages else None
+
+
+def remember(state: OrchestratorState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Queue this round for extraction, in one short transaction."""
+    queued = _findings(state, runtime)
+    if queued is not None:
+        try:
+            queue_for_extraction(*queued)
+        except QueueUnavailableError as exc:
+            _unqueued(exc)
     return {}
+
+
+async def aremember(state: OrchestratorState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """The async twin: the same transaction, awaited on the loop's async pool."""
+    queued = _findings(state, runtime)
+    if queued is not None:
+        try:
+            await aqueue_for_extraction(*queued)
+        except QueueUnavailableError as exc:
+            _unqueued(exc)
+    return {}
+
+
+def _unqueued(exc: QueueUnavailableError) -> None:
+    log.warning("%s; this round's findings are not offered to long-term memory", exc)

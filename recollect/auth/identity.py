@@ -8,6 +8,7 @@ the `identity` LangGraph stamps on threads, runs and crons and filters them by.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from recollect.store.identity import InvalidIdError, normalise_id
 from recollect.store.scope import REVIEWER, Scope
@@ -39,7 +40,7 @@ class Identity:
 
     def scope(self) -> Scope:
         """The tenant scope this identity reads and writes its own memory in."""
-        return Scope.for_user(self.org_id, self.user_id, self.permissions)
+        return _scope_of(self)
 
     @classmethod
     def parse(cls, text: str) -> Identity:
@@ -50,3 +51,9 @@ class Identity:
             raise InvalidIdError(f"identity {text!r} must look like org/user[:permission,...]")
         permissions = frozenset(p.strip() for p in perms.split(",") if p.strip())
         return cls(org_id, user_id, permissions)
+
+
+@lru_cache(maxsize=4096)
+def _scope_of(identity: Identity) -> Scope:
+    """Both are immutable and normalising is not free; the served API asks per statement."""
+    return Scope.for_user(identity.org_id, identity.user_id, identity.permissions)

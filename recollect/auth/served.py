@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from recollect.auth.identity import Identity
@@ -43,9 +44,15 @@ def identity_of(user: Any) -> Identity | None:
     key = _field(user, "identity") or ""
     if not key or "/" not in key:
         return None
-    permissions = _field(user, "permissions") or ()
+    return _parsed(key, frozenset(_field(user, "permissions") or ()))
+
+
+@lru_cache(maxsize=4096)
+def _parsed(key: str, permissions: frozenset[str]) -> Identity:
+    """Parsing and normalising an identity is pure, and every checkpoint call and step of a
+    run asks again (a dozen times a turn), so each caller is parsed once per process."""
     who = Identity.parse(key)
-    return Identity(who.org_id, who.user_id, frozenset(permissions))
+    return Identity(who.org_id, who.user_id, permissions)
 
 
 def _field(user: Any, name: str) -> Any:

@@ -9,18 +9,18 @@ mid-job leaves a `running` row whose lease expires, and the next claim picks it 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import psycopg
-from psycopg import Connection
-from psycopg_pool import ConnectionPool
+from psycopg import AsyncConnection, Connection
+from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from recollect.store.errors import RecollectError
 from recollect.store.scope import Scope
-from recollect.store.tenancy import SET_SCOPE, scope_settings, scoped
+from recollect.store.tenancy import SET_SCOPE, ascoped, scope_settings, scoped
 
 BUFFER_MESSAGES = """
 INSERT INTO memory_job_messages (org_id, user_id, session_id, thread_id, message_id, role, content)
@@ -158,52 +158,96 @@ def enqueue(
 
     One short transaction on the reply path; returns the job id, or None when nothing new
     was said (a re-run of the same turn queues nothing)."""
+    statements = _enqueue(scope, thread_id, messages, debounce, model, min_confidence)
     try:
-        return _enqueue(pool, scope, thread_id, messages, debounce, model, min_confidence)
+        with scoped(pool, scope) as conn:
+            return _run(conn, statements)
     except psycopg.OperationalError as exc:
         raise QueueUnavailableError(
             f"cannot queue thread {thread_id} for extraction: {exc}"
         ) from exc
 
 
+async def aenqueue(
+    pool: AsyncConnectionPool[Any],
+    scope: Scope,
+    thread_id: str,
+    messages: Sequence[BufferedMessage],
+    *,
+    debounce: Debounce,
+    model: str = "",
+    min_confidence: float = 0.7,
+) -> int | None:
+    """The async twin of `enqueue`: the same statements, awaited on an async pool."""
+    statements = _enqueue(scope, thread_id, messages, debounce, model, min_confidence)
+    try:
+        async with ascoped(pool, scope) as conn:
+            return await _arun(conn, statements)
+    except psycopg.OperationalError as exc:
+        raise QueueUnavailableError(
+            f"cannot queue thread {thread_id} for extraction: {exc}"
+        ) from exc
+
+
+_Statements = Generator[tuple[str, dict[str, Any]], list[dict[str, Any]], int | None]
+"""A transaction's statements, each sent the rows it returned; the generator's return value
+is the transaction's result. Both executors below drive the same generator."""
+
+
 def _enqueue(
-    pool: ConnectionPool[Any],
     scope: Scope,
     thread_id: str,
     messages: Sequence[BufferedMessage],
     debounce: Debounce,
     model: str,
     min_confidence: float,
-) -> int | None:
-    with scoped(pool, scope) as conn:
-        new_roles = [
-            row["role"]
-            for row in conn.execute(
-                BUFFER_MESSAGES,
-                {
-                    **_scope_params(scope, thread_id),
-                    "ids": [m.message_id for m in messages],
-                    "roles": [m.role for m in messages],
-                    "contents": [m.content for m in messages],
-                },
-            ).fetchall()
-        ]
-        turns = new_roles.count("user")
-        if not turns:
-            return None
-        row = conn.execute(
-            UPSERT_PENDING_JOB,
-            {
-                **_scope_params(scope, thread_id),
-                "turns": turns,
-                "model": model,
-                "min_confidence": min_confidence,
-                "every": debounce.every_turns,
-                "idle": debounce.idle_s,
-            },
-        ).fetchone()
-    assert row is not None
-    return int(row["id"])
+) -> _Statements:
+    """The enqueue transaction's logic, once: buffer, then schedule if a user turn was new."""
+    buffered = yield (
+        BUFFER_MESSAGES,
+        {
+            **_scope_params(scope, thread_id),
+            "ids": [m.message_id for m in messages],
+            "roles": [m.role for m in messages],
+            "contents": [m.content for m in messages],
+        },
+    )
+    turns = [row["role"] for row in buffered].count("user")
+    if not turns:
+        return None
+    scheduled = yield (
+        UPSERT_PENDING_JOB,
+        {
+            **_scope_params(scope, thread_id),
+            "turns": turns,
+            "model": model,
+            "min_confidence": min_confidence,
+            "every": debounce.every_turns,
+            "idle": debounce.idle_s,
+        },
+    )
+    return int(scheduled[0]["id"])
+
+
+def _run(conn: Connection[Any], statements: _Statements) -> int | None:
+    try:
+        sql, params = next(statements)
+        while True:
+            sql, params = statements.send(conn.execute(sql, params).fetchall())
+    except StopIteration as done:
+        result: int | None = done.value
+        return result
+
+
+async def _arun(conn: AsyncConnection[Any], statements: _Statements) -> int | None:
+    try:
+        sql, params = next(statements)
+        while True:
+            cursor = await conn.execute(sql, params)
+            sql, params = statements.send(await cursor.fetchall())
+    except StopIteration as done:
+        result: int | None = done.value
+        return result
 
 
 def claim(

@@ -47,7 +47,7 @@ from recollect.history.retention import (
 from recollect.store.acting import acting, acting_as
 from recollect.store.errors import ThreadAccessError
 from recollect.store.scope import Scope
-from recollect.store.tenancy import SET_SCOPE, scope_settings
+from recollect.store.tenancy import SET_SCOPE, one_trip, scope_settings
 
 APPROVAL_GRAPH = "approval"
 CLAIM_THREAD = """
@@ -154,16 +154,19 @@ class ScopedPostgresSaver(RetainingPostgresSaver):
     ) -> Iterator[Cursor[DictRow]]:
         settings = _settings(acting_scope(self.scope))
         serialised = nullcontext() if isinstance(self.conn, ConnectionPool) else self.lock
-        with serialised, _internal.get_connection(self.conn) as conn, conn.transaction():
+        # Pipelined whatever the caller asked: BEGIN, the scope, the call's statements and
+        # COMMIT travel together, so a write costs one round trip and a read two, not five.
+        with (
+            serialised,
+            _internal.get_connection(self.conn) as conn,
+            conn.pipeline(),
+            conn.transaction(),
+        ):
             if snapshot:
                 conn.execute(SNAPSHOT_SQL)  # an isolation level must come first
             conn.execute(SET_SCOPE, settings)
-            if pipeline:
-                with conn.pipeline(), conn.cursor(binary=True, row_factory=dict_row) as cur:
-                    yield cur
-            else:
-                with conn.cursor(binary=True, row_factory=dict_row) as cur:
-                    yield cur
+            with conn.cursor(binary=True, row_factory=dict_row) as cur:
+                yield cur
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         with run_scope(config):
@@ -234,17 +237,10 @@ class AsyncScopedPostgresSaver(AsyncRetainingPostgresSaver):
         async with (
             serialised,
             _ainternal.get_connection(self.conn) as conn,
-            conn.transaction(),
+            one_trip(conn, settings, first=SNAPSHOT_SQL if snapshot else None),
+            conn.cursor(binary=True, row_factory=dict_row) as cur,
         ):
-            if snapshot:
-                await conn.execute(SNAPSHOT_SQL)
-            await conn.execute(SET_SCOPE, settings)
-            if pipeline:
-                async with conn.pipeline(), conn.cursor(binary=True, row_factory=dict_row) as cur:
-                    yield cur
-            else:
-                async with conn.cursor(binary=True, row_factory=dict_row) as cur:
-                    yield cur
+            yield cur
 
     async def _aclaim(self, config: RunnableConfig, metadata: CheckpointMetadata) -> None:
         """Own the thread before its first row (see `ScopedPostgresSaver._claim`)."""

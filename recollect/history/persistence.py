@@ -13,6 +13,7 @@ from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from recollect.history.owned_checkpoints import AsyncScopedPostgresSaver, ScopedPostgresSaver
 from recollect.history.retention import retention_from_env
+from recollect.store.liveness import acheck_connection
 from recollect.store.migrations import prepare
 from recollect.store.pool import install_process_pool
 from recollect.store.roles import app_uri, worker_uri
@@ -114,7 +115,7 @@ async def platform_checkpointer() -> AsyncIterator[AsyncPostgresSaver]:
         max_size=8,
         kwargs=dict(CONNECTION_KWARGS),
         open=False,
-        check=AsyncConnectionPool.check_connection,  # drop connections a restart killed
+        check=acheck_connection,  # drop connections a restart killed
         reconnect_timeout=RECONNECT_TIMEOUT_S,
     )
     await pool.open(wait=True)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from psycopg import Connection
+from psycopg import AsyncConnection, Connection
 from psycopg_pool import ConnectionPool
 
 from recollect.longterm.fact_sql import LIVE
@@ -75,11 +75,32 @@ def load_missing(
 ) -> int:
     """Read the stored encodings of the facts (id -> text as reranked) the process lacks into
     its cache, on the caller's scoped connection; how many were found."""
-    wanted = set(model.missing(list(texts_by_id.values())))
-    ids = [i for i, text in texts_by_id.items() if text in wanted]
+    ids = _missing_ids(model, texts_by_id)
     if not ids:
         return 0
     rows = conn.execute(READ, {"ids": ids, "model": model.model_id}).fetchall()
+    return _loaded(model, texts_by_id, rows)
+
+
+async def aload_missing(
+    conn: AsyncConnection[Any], model: LateInteractionReranker, texts_by_id: dict[str, str]
+) -> int:
+    """The async twin of `load_missing`."""
+    ids = _missing_ids(model, texts_by_id)
+    if not ids:
+        return 0
+    cursor = await conn.execute(READ, {"ids": ids, "model": model.model_id})
+    return _loaded(model, texts_by_id, await cursor.fetchall())
+
+
+def _missing_ids(model: LateInteractionReranker, texts_by_id: dict[str, str]) -> list[str]:
+    wanted = set(model.missing(list(texts_by_id.values())))
+    return [i for i, text in texts_by_id.items() if text in wanted]
+
+
+def _loaded(
+    model: LateInteractionReranker, texts_by_id: dict[str, str], rows: list[dict[str, Any]]
+) -> int:
     model.load([(texts_by_id[r["id"]], _matrix(r["tokens"], r["dim"])) for r in rows])
     return len(rows)
 

@@ -16,7 +16,7 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 from psycopg import Connection
 from psycopg.types.json import Jsonb
-from psycopg_pool import ConnectionPool
+from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from recollect.longterm import fact_sql as sql
 from recollect.longterm.duplicates import near_duplicate_similarity
@@ -29,6 +29,8 @@ from recollect.longterm.profile import (
     read_profile,
     update_profile,
 )
+from recollect.longterm.recall import afetch, plan_recall
+from recollect.longterm.recall import finish as finish_recall
 from recollect.longterm.recall import recall as recall_scope
 from recollect.longterm.recipe import NO_FLOOR, RecallRecipe
 from recollect.longterm.records import (
@@ -44,6 +46,7 @@ from recollect.longterm.rerankers import Reranker, late_interaction_of
 from recollect.longterm.subjects import infer_subject, is_multi_valued, normalise_subject
 from recollect.longterm.supersession import ContradictionJudge, Neighbour, decide
 from recollect.longterm.vectors import Vector, VectorTypes, checked, embed_texts, literal
+from recollect.store.offload import offloaded
 from recollect.store.schema.long_term import MAX_ID_LENGTH
 from recollect.store.scope import Scope, ScopeKind
 from recollect.store.tenancy import scoped
@@ -493,6 +496,37 @@ class LongTermMemory:
             reranker=self.reranker,
             repeat_profile=repeat_profile,
         )
+
+    async def arecall(
+        self,
+        apool: AsyncConnectionPool[Any],
+        scope: Scope,
+        query: str,
+        *,
+        token_budget: int | None = None,
+        now: datetime | None = None,
+    ) -> Recollection:
+        """`recall` for an event loop, as a turn on the served API asks it: the SQL is awaited
+        on `apool` (the same database as `pool`), and the CPU work (embedding the query,
+        reranking) runs on the bounded executor. Plan and finish are `recall`'s own."""
+        scope_params(scope)
+        embedder = self.embedder
+        if embedder is not None and not await self._presence.amay_match(apool, scope):
+            embedder = None  # the query's embedding is most of a turn's CPU
+        plan = await offloaded(
+            plan_recall,
+            scope,
+            query,
+            recipe=self.recipe,
+            embedder=embedder,
+            now=aware(now, "now"),
+            token_budget=token_budget,
+            vector_types=self._vector_types,
+            reranker=self.reranker,
+        )
+        async with apool.connection() as conn:
+            fetched = await afetch(conn, plan)
+        return await offloaded(finish_recall, plan, fetched)
 
 
 def _is_uuid(text: str) -> bool:

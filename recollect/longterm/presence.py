@@ -12,11 +12,11 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from psycopg_pool import ConnectionPool
+from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from recollect.longterm.fact_sql import _READ_SCOPE
 from recollect.store.scope import Scope
-from recollect.store.tenancy import scoped
+from recollect.store.tenancy import ascoped, scoped
 
 _PRESENCE = """
 SELECT EXISTS (SELECT 1 FROM facts WHERE {scope} AND embedding IS NOT NULL)
@@ -37,21 +37,37 @@ class DensePresence:
 
     def may_match(self, pool: ConnectionPool[Any], scope: Scope) -> bool:
         """True when the scope has (or had) an embedded fact or episode."""
-        key = (scope.kind.value, scope.org_id, scope.owner_id, scope.session_id or "")
-        with self._lock:
-            if key in self._known:
-                return True
-        params = {
-            "org_id": scope.org_id,
-            "user_id": scope.owner_id,
-            "session_id": scope.session_id,
-        }
+        if self._known_yes(scope):
+            return True
         with scoped(pool, scope) as conn:
-            row = conn.execute(PRESENCE[scope.kind], params).fetchone()
+            row = conn.execute(PRESENCE[scope.kind], _params(scope)).fetchone()
+        return self._answered(scope, row)
+
+    async def amay_match(self, pool: AsyncConnectionPool[Any], scope: Scope) -> bool:
+        """The async twin of `may_match`."""
+        if self._known_yes(scope):
+            return True
+        async with ascoped(pool, scope) as conn:
+            row = await (await conn.execute(PRESENCE[scope.kind], _params(scope))).fetchone()
+        return self._answered(scope, row)
+
+    def _known_yes(self, scope: Scope) -> bool:
+        with self._lock:
+            return _key(scope) in self._known
+
+    def _answered(self, scope: Scope, row: dict[str, Any] | None) -> bool:
         found = bool(row and row["found"])
         if found:
             with self._lock:
                 if len(self._known) >= self._size:
                     self._known.pop(next(iter(self._known)))
-                self._known[key] = None
+                self._known[_key(scope)] = None
         return found
+
+
+def _key(scope: Scope) -> tuple[str, str, str, str]:
+    return (scope.kind.value, scope.org_id, scope.owner_id, scope.session_id or "")
+
+
+def _params(scope: Scope) -> dict[str, Any]:
+    return {"org_id": scope.org_id, "user_id": scope.owner_id, "session_id": scope.session_id}

@@ -17,13 +17,13 @@ from datetime import datetime
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
-from psycopg import Connection
+from psycopg import AsyncConnection, Connection
 from psycopg_pool import ConnectionPool
 
 from recollect.longterm import fact_sql as sql
 from recollect.longterm.duplicates import STOP_WORDS
 from recollect.longterm.embeddings import capped_query
-from recollect.longterm.encodings import load_missing
+from recollect.longterm.encodings import aload_missing, load_missing
 from recollect.longterm.profile import Profile, from_row
 from recollect.longterm.ranking import Ranked, rank, rerank_head, reranks
 from recollect.longterm.recipe import Candidate, Method, RecallRecipe
@@ -45,7 +45,7 @@ from recollect.longterm.rerankers import (
 from recollect.longterm.vectors import Vector, VectorTypes
 from recollect.store.schema.long_term import COVERED_MAX_DIM
 from recollect.store.scope import Scope
-from recollect.store.tenancy import pipelined_scope
+from recollect.store.tenancy import apipelined_scope, pipelined_scope
 
 log = logging.getLogger(__name__)
 
@@ -231,6 +231,20 @@ def fetch(conn: Connection[Any], plan: RecallPlan) -> Fetched:
         fetched = gathered(plan, results, document)
         if plan.late is not None:  # a cold process reads what the write path encoded
             load_missing(conn, plan.late, head_texts(plan, fetched))
+    return fetched
+
+
+async def afetch(conn: AsyncConnection[Any], plan: RecallPlan) -> Fetched:
+    """The async twin of `fetch`: the same statements, awaited."""
+    if plan.dense:
+        await plan.vector_types.aregister(conn)
+    async with apipelined_scope(conn, plan.scope):
+        results, document = await _acandidate_rows(
+            conn, plan.scope, plan.params, plan.dense, plan.lexical, plan.covered, plan.historical
+        )
+        fetched = gathered(plan, results, document)
+        if plan.late is not None:
+            await aload_missing(conn, plan.late, head_texts(plan, fetched))
     return fetched
 
 
@@ -453,15 +467,54 @@ def _candidate_rows(
 ) -> tuple[dict[tuple[str, Method], list[dict[str, Any]]], Profile]:
     """Every candidate list and the profile, queued on the caller's pipeline, then fetched.
     The statements are prepared and run on generic plans (`sql.GENERIC_PLANS`)."""
+    dense_sql, lexical_sql = _candidate_statements(scope, dense, lexical, covered, historical)
     conn.execute(sql.GENERIC_PLANS)
     profile_cur = conn.execute(sql.PROFILE_READ, params, prepare=True)
-    dense_sql = sql.DENSE_AS_OF if historical else sql.DENSE if covered else sql.DENSE_WIDE
-    lexical_sql = sql.LEXICAL_AS_OF if historical else sql.LEXICAL
-    dense_cur = conn.execute(dense_sql[scope.kind], params, prepare=True) if dense else None
-    lexical_cur = conn.execute(lexical_sql[scope.kind], params, prepare=True) if lexical else None
+    dense_cur = conn.execute(dense_sql, params, prepare=True) if dense_sql else None
+    lexical_cur = conn.execute(lexical_sql, params, prepare=True) if lexical_sql else None
     profile = from_row(profile_cur.fetchone())
     dense_rows = dense_cur.fetchall() if dense_cur else []
     lexical_rows = lexical_cur.fetchall() if lexical_cur else []
+    return _by_kind_and_method(dense_rows, lexical_rows), profile
+
+
+async def _acandidate_rows(
+    conn: AsyncConnection[Any],
+    scope: Scope,
+    params: dict[str, Any],
+    dense: bool,
+    lexical: bool,
+    covered: bool,
+    historical: bool = False,
+) -> tuple[dict[tuple[str, Method], list[dict[str, Any]]], Profile]:
+    """The async twin of `_candidate_rows`."""
+    dense_sql, lexical_sql = _candidate_statements(scope, dense, lexical, covered, historical)
+    await conn.execute(sql.GENERIC_PLANS)
+    profile_cur = await conn.execute(sql.PROFILE_READ, params, prepare=True)
+    dense_cur = await conn.execute(dense_sql, params, prepare=True) if dense_sql else None
+    lexical_cur = await conn.execute(lexical_sql, params, prepare=True) if lexical_sql else None
+    profile = from_row(await profile_cur.fetchone())
+    dense_rows = await dense_cur.fetchall() if dense_cur else []
+    lexical_rows = await lexical_cur.fetchall() if lexical_cur else []
+    return _by_kind_and_method(dense_rows, lexical_rows), profile
+
+
+def _candidate_statements(
+    scope: Scope, dense: bool, lexical: bool, covered: bool, historical: bool
+) -> tuple[str | None, str | None]:
+    """Which dense and lexical statements a recall runs (None: that half is off)."""
+    dense_sql = sql.DENSE_AS_OF if historical else sql.DENSE if covered else sql.DENSE_WIDE
+    lexical_sql = sql.LEXICAL_AS_OF if historical else sql.LEXICAL
+    return (
+        dense_sql[scope.kind] if dense else None,
+        lexical_sql[scope.kind] if lexical else None,
+    )
+
+
+def _by_kind_and_method(
+    dense_rows: list[dict[str, Any]], lexical_rows: list[dict[str, Any]]
+) -> dict[tuple[str, Method], list[dict[str, Any]]]:
+    """Each method's rows split into facts and episodes, best first."""
     results: dict[tuple[str, Method], list[dict[str, Any]]] = {}
     for method, rows, score in (
         (Method.DENSE, dense_rows, "similarity"),
@@ -471,4 +524,4 @@ def _candidate_rows(
             picked = [r for r in rows if r["kind"] == kind]
             picked.sort(key=lambda r: -float(r[score]))  # a UNION does not promise its order
             results[(kind, method)] = picked
-    return results, profile
+    return results

@@ -10,7 +10,7 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 from pgvector import Vector
 from pgvector.psycopg.vector import register_vector_info
-from psycopg import Connection
+from psycopg import AsyncConnection, Connection
 from psycopg.types import TypeInfo
 
 log = logging.getLogger(__name__)
@@ -70,6 +70,16 @@ class VectorTypes:
             if info is None:
                 raise EmbeddingError("the database has no `vector` type: is pgvector installed?")
         if conn.adapters.types.get(info.oid) is None:  # once per pooled connection
+            register_vector_info(conn, info)
+
+    async def aregister(self, conn: AsyncConnection[Any]) -> None:
+        """The async twin of `register`."""
+        info = self._info
+        if info is None:
+            info = self._info = await TypeInfo.fetch(conn, "vector")
+            if info is None:
+                raise EmbeddingError("the database has no `vector` type: is pgvector installed?")
+        if conn.adapters.types.get(info.oid) is None:
             register_vector_info(conn, info)
 
 

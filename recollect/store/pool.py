@@ -53,6 +53,15 @@ def install_process_pool(pool: ConnectionPool[Any]) -> Iterator[ConnectionPool[A
             _process.remove(pool)
 
 
+def open_shared_pool() -> ConnectionPool[Any] | None:
+    """What `shared_pool()` would return, without opening one (so without blocking)."""
+    installed = _installed.get()
+    if installed is not None:
+        return installed
+    with _lock:
+        return _process[-1] if _process else _opened.get("default")
+
+
 def shared_pool() -> ConnectionPool[Any]:
     """The installed pool, else the process's, else one opened (and migrated) on first use."""
     installed = _installed.get()

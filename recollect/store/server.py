@@ -20,6 +20,7 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from recollect.store.errors import DatabaseUnavailableError
+from recollect.store.liveness import check_connection
 
 EMBEDDED_DATABASE = "recollect"
 CONNECT_TIMEOUT_S = 5
@@ -157,7 +158,7 @@ def open_pool(uri: str, *, max_size: int = 8, name: str = "recollect") -> Connec
         open=False,
         # A connection the server dropped (a restart, an idle timeout) is found and replaced
         # when it is handed out, not discovered by the query that uses it.
-        check=ConnectionPool.check_connection,
+        check=check_connection,
         reconnect_timeout=RECONNECT_TIMEOUT_S,
     )
     pool.open(wait=True, timeout=CONNECT_TIMEOUT_S * 2)

@@ -6,12 +6,14 @@ tenant's scope into another's request; row-level security policies read these se
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager, suppress
 from typing import Any
 
-from psycopg import Connection
-from psycopg_pool import ConnectionPool
+import psycopg
+from psycopg import AsyncConnection, Connection
+from psycopg.pq import TransactionStatus
+from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from recollect.store.scope import Scope
 
@@ -32,12 +34,55 @@ def scoped(pool: ConnectionPool[Any], scope: Scope) -> Iterator[Connection[Any]]
         yield conn
 
 
+@asynccontextmanager
+async def ascoped(
+    pool: AsyncConnectionPool[Any], scope: Scope
+) -> AsyncIterator[AsyncConnection[Any]]:
+    """The async twin of `scoped`, as one pipelined transaction (`one_trip`)."""
+    async with pool.connection() as conn, one_trip(conn, scope_settings(scope)) as scoped_conn:
+        yield scoped_conn
+
+
+@asynccontextmanager
+async def one_trip(
+    conn: AsyncConnection[Any], settings: dict[str, str], *, first: str | None = None
+) -> AsyncIterator[AsyncConnection[Any]]:
+    """A scoped transaction whose BEGIN, `first` (an isolation level), scope, statements and
+    COMMIT travel in one pipeline: a write costs one round trip, each read that is waited for
+    one more. psycopg's `transaction()` inside a pipeline syncs where it begins and where its
+    block ends, three round trips for one statement; on an event loop every round trip waits
+    its turn behind other runs' callbacks. An error rolls the transaction back."""
+    try:
+        async with conn.pipeline():
+            await conn.execute(b"BEGIN", prepare=False)
+            if first is not None:
+                await conn.execute(first.encode(), prepare=False)
+            await conn.execute(SET_SCOPE, settings)
+            yield conn
+            await conn.execute(b"COMMIT", prepare=False)
+    except Exception:
+        if not conn.closed and conn.info.transaction_status != TransactionStatus.IDLE:
+            with suppress(psycopg.Error):  # a broken connection: the pool discards it
+                await conn.execute(b"ROLLBACK", prepare=False)
+        raise
+
+
 @contextmanager
 def pipelined_scope(conn: Connection[Any], scope: Scope) -> Iterator[Connection[Any]]:
     """`scoped` for a read that sends all its statements at once: BEGIN, the scope, the reads
     and COMMIT travel in one pipeline, two round trips in all instead of one per statement."""
     with conn.pipeline(), conn.transaction():
         conn.execute(SET_SCOPE, scope_settings(scope))
+        yield conn
+
+
+@asynccontextmanager
+async def apipelined_scope(
+    conn: AsyncConnection[Any], scope: Scope
+) -> AsyncIterator[AsyncConnection[Any]]:
+    """The async twin of `pipelined_scope`."""
+    async with conn.pipeline(), conn.transaction():
+        await conn.execute(SET_SCOPE, scope_settings(scope))
         yield conn
 
 

@@ -49,11 +49,17 @@ def free_port() -> int:
 
 @contextmanager
 def langgraph_dev(
-    env: Mapping[str, str], log_path: Path, config: Path | None = None, jobs: int | None = None
+    env: Mapping[str, str],
+    log_path: Path,
+    config: Path | None = None,
+    jobs: int | None = None,
+    cwd: Path = PROJECT_ROOT,
 ) -> Iterator[str]:
     """Yield the server's base URL once `/ok` answers; kill the process group on exit.
     `config` replaces the project's `langgraph.json` (the load benchmark adds a graph); `jobs`
-    is how many runs the server executes at once (`langgraph dev` runs one unless told)."""
+    is how many runs the server executes at once (`langgraph dev` runs one unless told);
+    `cwd` is where the server keeps its in-memory runtime between starts (`.langgraph_api/`:
+    threads and runs), the project unless a caller wants a fresh one."""
     port = free_port()
     command = [str(Path(sys.executable).parent / "langgraph"), "dev", "--no-browser"]
     if config is not None:
@@ -64,7 +70,7 @@ def langgraph_dev(
     with log_path.open("w") as log:
         process = subprocess.Popen(
             command,
-            cwd=PROJECT_ROOT,
+            cwd=cwd,
             env={
                 **os.environ,
                 "LANGSMITH_TRACING": "false",
