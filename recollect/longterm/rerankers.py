@@ -106,12 +106,14 @@ class _OnnxModel:
 
 class LateInteractionReranker:
     """MaxSim over answerai-colbert-small-v1 token embeddings, fact side cached like ColBERT's
-    precomputed index (float16, about 23 KB for a 30-token fact: 4,096 facts take ~95 MB)."""
+    precomputed index: float16 values (what `fact_encodings` stores, so a warm and a cold
+    recall score alike) held as float32, so no recall converts its head (about 46 KB for a
+    30-token fact: 2,048 facts take ~95 MB)."""
 
-    def __init__(self, cache_size: int = 4096) -> None:
+    def __init__(self, cache_size: int = 2048) -> None:
         self._query_model = _OnnxModel(_COLBERT, _QUERY_TOKENS)
         self._fact_model = _OnnxModel(_COLBERT, _FACT_TOKENS)
-        self._cache: OrderedDict[str, npt.NDArray[np.float16]] = OrderedDict()
+        self._cache: OrderedDict[str, Matrix] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
         self._queries: OrderedDict[str, Future[Matrix]] = OrderedDict()
@@ -127,7 +129,7 @@ class LateInteractionReranker:
 
     def encode(self, texts: Sequence[str]) -> list[npt.NDArray[np.float16]]:
         """The fact-side token vectors of `texts` (cached), as `fact_encodings` stores them."""
-        return self._fact_tokens(texts)
+        return [tokens.astype(np.float16) for tokens in self._fact_tokens(texts)]
 
     def missing(self, texts: Sequence[str]) -> list[str]:
         """Those of `texts` this process has not encoded or loaded yet."""
@@ -138,7 +140,7 @@ class LateInteractionReranker:
         """Take encodings computed elsewhere (read from `fact_encodings`) into the cache."""
         with self._lock:
             for text, tokens in encoded:
-                self._cache[text] = tokens
+                self._cache[text] = tokens.astype(np.float32)
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
 
@@ -161,7 +163,7 @@ class LateInteractionReranker:
         query_tokens = begun.result()
         facts = self._fact_tokens(texts)
         # One product over every fact's tokens, then the best match per fact segment.
-        stacked = np.concatenate(facts).astype(np.float32)
+        stacked = np.concatenate(facts)
         starts = np.cumsum([0] + [len(f) for f in facts[:-1]])
         # einsum's own loop, not BLAS: a product this small gains nothing from BLAS threads,
         # and waiting on them behind other requests made a recall's slowest 5% 15 ms slower.
@@ -187,7 +189,7 @@ class LateInteractionReranker:
         (tokens,) = _token_embeddings(self._query_model, [query])
         return tokens
 
-    def _fact_tokens(self, texts: Sequence[str]) -> list[npt.NDArray[np.float16]]:
+    def _fact_tokens(self, texts: Sequence[str]) -> list[Matrix]:
         with self._lock:
             missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
             for start in range(0, len(missing), _BATCH):
@@ -195,7 +197,7 @@ class LateInteractionReranker:
                 for text, tokens in zip(
                     batch, _token_embeddings(self._fact_model, batch), strict=True
                 ):
-                    self._cache[text] = tokens.astype(np.float16)
+                    self._cache[text] = tokens.astype(np.float16).astype(np.float32)
             found = []
             for text in texts:
                 self._cache.move_to_end(text)
