@@ -9,7 +9,7 @@ reported separately, so latency is the recall alone for every system.
 
 Systems, in one run and one process, all on the same embedder:
 - `stock`: LangGraph's `PostgresStore` vector search;
-- `fulltext`: Postgres full-text search alone (ts_rank_cd over the question's words), through
+- `fulltext`: Postgres full-text search alone (ts_rank over the question's words), through
   the engine with a lexical-only recipe and no recency or confidence;
 - `recollect`: the engine itself, `LongTermMemory.ingest` then `LongTermMemory.recall` (dense +
   full-text candidates, fused and ranked by `recollect.longterm.ranking`, the fused head re-scored

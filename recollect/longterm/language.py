@@ -31,7 +31,14 @@ def _identifier() -> Any:
 
 def language_of(text: str) -> str:
     """The most likely ISO 639-1 code among `CANDIDATES`."""
-    lang, _ = _identifier().classify(text[:_MAX_CHARS])
+    return _language_of_start(text[:_MAX_CHARS])
+
+
+@lru_cache(maxsize=256)
+def _language_of_start(start: str) -> str:
+    """Memoised: one recall asks about its query several times (planning, then ranking facts
+    and episodes), and the agent's own search often repeats the turn's query."""
+    lang, _ = _identifier().classify(start)
     return str(lang)
 
 

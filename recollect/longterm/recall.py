@@ -165,8 +165,8 @@ def plan_recall(
     as_of: datetime | None = None,
     repeat_profile: bool = False,
 ) -> RecallPlan:
-    """Check the arguments, embed the query and start the reranker's query encoding, which
-    then runs beside the SQL.
+    """Check the arguments, start the reranker's query encoding (it runs beside the query's
+    embedding and the SQL), and embed the query.
 
     The query vector travels in pgvector's binary form: formatting and parsing 384 floats as
     text cost more than the whole dense scan of a 100-fact user.
@@ -177,6 +177,12 @@ def plan_recall(
         raise ValueError(f"k must not be negative, got {limit}")
     if token_budget is not None and token_budget < 0:
         raise ValueError(f"token_budget must not be negative, got {token_budget}")
+    late = late_interaction_of(reranker) if reranks(query, reranker, recipe) else None
+    searches_meaning = Method.DENSE in recipe.methods and (
+        query_embedding is not None or embedder is not None
+    )  # without an embedder (a user with no memory yet), there is nothing worth encoding for
+    if late is not None and searches_meaning and has_content(query):
+        late.begin(query)  # beside the query's embedding and the SQL
     vector = (
         list(query_embedding)
         if query_embedding is not None
@@ -196,9 +202,6 @@ def plan_recall(
     lexical = bool(query.strip()) and Method.LEXICAL in recipe.methods
     if dense and vector is not None:
         params |= {"vector": Vector(vector), "dim": len(vector)}
-    late = late_interaction_of(reranker) if reranks(query, reranker, recipe) else None
-    if late is not None and dense and has_content(query):
-        late.begin(query)  # the query's encoding overlaps the SQL
     return RecallPlan(
         scope=scope,
         query=query,

@@ -99,4 +99,4 @@ class Candidate:
     """Cosine similarity in [-1, 1]."""
     lexical_rank: int | None = None
     lexical_score: float | None = None
-    """`ts_rank_cd` of the full-text match."""
+    """`ts_rank` of the full-text match."""

@@ -26,7 +26,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from datetime import datetime
+from datetime import date, datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -55,6 +55,9 @@ _QUERY_MEMO = 64
 """Query encodings kept per process: a turn's recall and the agent's own search share one."""
 _FACT_TOKENS = 256
 _BATCH = 16
+_BLAS_SINGLE_THREAD_MACS = 65_536 * 4
+"""OpenBLAS runs a matrix product on one thread below this many multiply-adds
+(`SMP_THRESHOLD_MIN` x `GEMM_MULTITHREAD_THRESHOLD`)."""
 _LATE_INTERACTION_SHARE = 0.5
 """Weight of the z-normalised late-interaction score beside the cross-encoder's (measured)."""
 
@@ -70,7 +73,14 @@ class Reranker(Protocol):
 
 def rerank_text(text: str, learned_at: datetime) -> str:
     """A fact as a reranker reads it, dated like the prompt's memory lines."""
-    return f"{learned_at.day} {learned_at:%B %Y}: {text}"
+    return f"{_spoken_date(learned_at.date())}: {text}"
+
+
+@lru_cache(maxsize=4096)
+def _spoken_date(day: date) -> str:
+    """A day as "8 May 2023", memoised: formatting the month's name cost more than the rest of
+    ranking's loop, and one user's facts share few days."""
+    return f"{day.day} {day:%B %Y}"
 
 
 class _OnnxModel:
@@ -166,11 +176,9 @@ class LateInteractionReranker:
         # One product over every fact's tokens, then the best match per fact segment.
         stacked = np.concatenate(facts)
         starts = np.cumsum([0] + [len(f) for f in facts[:-1]])
-        # einsum's own loop, not BLAS: a product this small gains nothing from BLAS threads,
-        # and waiting on them behind other requests made a recall's slowest 5% 15 ms slower.
-        similarity = np.einsum("qd,td->qt", query_tokens, stacked)
-        best = np.maximum.reduceat(similarity, starts, axis=1)
-        return [float(x) for x in best.mean(axis=0)]
+        similarity = _single_threaded_product(stacked, query_tokens)
+        best = np.maximum.reduceat(similarity, starts, axis=0)
+        return [float(x) for x in best.mean(axis=1)]
 
     def _query_future(self, query: str, start: _Start) -> Future[Matrix]:
         """The query's encoding, begun or done, else started now with `start`."""
@@ -299,6 +307,18 @@ def _query_encoder() -> ThreadPoolExecutor:
     """Threads that only encode queries: none ever waits on another, so a burst of recalls
     queues here for CPU without blocking anything."""
     return ThreadPoolExecutor(max(1, os.cpu_count() or 1), thread_name_prefix="recollect-query")
+
+
+def _single_threaded_product(tokens: Matrix, query: Matrix) -> Matrix:
+    """`tokens @ query.T` in slices small enough that OpenBLAS computes each on the calling
+    thread: its vector kernels, without waking its thread pool, whose threads waited behind
+    other requests' work and made a recall's slowest 5% up to 15 ms slower (numpy's own
+    `einsum` loop avoids them too, at 5x the cost)."""
+    rows = max(1, _BLAS_SINGLE_THREAD_MACS // max(1, query.shape[0] * query.shape[1]))
+    out = np.empty((tokens.shape[0], query.shape[0]), dtype=np.float32)
+    for start in range(0, tokens.shape[0], rows):
+        np.matmul(tokens[start : start + rows], query.T, out=out[start : start + rows])
+    return out
 
 
 def _token_embeddings(model: _OnnxModel, texts: Sequence[str]) -> list[Matrix]:

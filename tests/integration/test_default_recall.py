@@ -24,6 +24,7 @@ from recollect.longterm.rerankers import (
     LateInteractionReranker,
     _token_embeddings,
     late_interaction_of,
+    rerank_text,
 )
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
@@ -137,8 +138,16 @@ def test_a_stopword_only_query_injects_nothing(memory: LongTermMemory, query: st
 
 
 @pytest.mark.parametrize(
+    # Off topic by a clear margin: e5's best cosine for each is 0.73 to 0.76 against the floor's
+    # 0.78. Questions that sit within a few thousandths of the floor ("How do I compile a Linux
+    # kernel?" reaches 0.780 beside "Data Engineer", "Explain the rules of cricket." 0.780) fall
+    # on either side with the CPU's arithmetic, so they test the machine, not the floor.
     "query",
-    ["What is the capital of Mongolia?", "How do I compile a Linux kernel?"],
+    [
+        "What is the capital of Mongolia?",
+        "How many moons does Jupiter have?",
+        "Who won the 1998 football World Cup?",
+    ],
 )
 def test_an_unrelated_query_injects_nothing(memory: LongTermMemory, query: str) -> None:
     load_facts(memory)
@@ -276,15 +285,17 @@ def test_the_query_is_encoded_once_beside_the_sql(
     load_facts(memory)
     late, recording = recorded
     question = "Which film do I like best?"
-    first = [(f.fact.id, f.rerank) for f in memory.recall(LENA, question, now=NOW).facts]
+    recalled = memory.recall(LENA, question, now=NOW).facts
+    first = [(f.fact.id, f.rerank) for f in recalled]
     assert [name.startswith("recollect-query") for name, _ in recording.calls] == [True]
     again = [(f.fact.id, f.rerank) for f in memory.recall(LENA, question, now=NOW).facts]
     assert len(recording.calls) == 1  # the agent's own search of the same words reuses it
     assert again == first
     late._queries.clear()
-    direct = late.score(question, ["1 June 2026: My favourite film is Spirited Away."])
+    film = recalled[0]
+    direct = late.score(question, [rerank_text(film.fact.text, film.fact.learned_at)])
     assert recording.calls[-1][0] == threading.current_thread().name
-    assert direct[0] == pytest.approx(max(s for _, s in first if s is not None), abs=1e-3)
+    assert direct[0] == pytest.approx(film.rerank, abs=1e-5)
 
 
 def test_a_failed_encoding_is_tried_again_not_remembered(
