@@ -44,6 +44,8 @@ READ = """
 SELECT fact_id::text AS id, dim, tokens FROM fact_encodings
 WHERE fact_id = ANY(%(ids)s::uuid[]) AND model = %(model)s
 """
+"""Read in binary: a head's encodings are most of a megabyte, and as hex text they took 5 ms to
+send and decode against 2 ms as bytes."""
 
 
 def persist_pending(pool: ConnectionPool[Any], scope: Scope, model: LateInteractionReranker) -> int:
@@ -78,7 +80,7 @@ def load_missing(
     ids = _missing_ids(model, texts_by_id)
     if not ids:
         return 0
-    rows = conn.execute(READ, {"ids": ids, "model": model.model_id}).fetchall()
+    rows = conn.execute(READ, {"ids": ids, "model": model.model_id}, binary=True).fetchall()
     return _loaded(model, texts_by_id, rows)
 
 
@@ -89,7 +91,7 @@ async def aload_missing(
     ids = _missing_ids(model, texts_by_id)
     if not ids:
         return 0
-    cursor = await conn.execute(READ, {"ids": ids, "model": model.model_id})
+    cursor = await conn.execute(READ, {"ids": ids, "model": model.model_id}, binary=True)
     return _loaded(model, texts_by_id, await cursor.fetchall())
 
 
