@@ -3,7 +3,8 @@
 Dense candidates are an exact cosine scan of the scope's live rows (per-user corpora are small:
 this beat an ANN index in `bench/recall_latency.py`); lexical candidates come from the GIN-indexed
 tsvector with any-word semantics. All statements of one recall, the transaction and its scope
-included, go to the server in one pipeline.
+included, go to the server in one pipeline; so does the check whether a dense search could find
+anything (`presence`), until a scope is known to hold embedded memory.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
@@ -24,6 +26,7 @@ from recollect.longterm import fact_sql as sql
 from recollect.longterm.duplicates import STOP_WORDS
 from recollect.longterm.embeddings import capped_query
 from recollect.longterm.encodings import aload_missing, load_missing
+from recollect.longterm.presence import PRESENCE, DensePresence
 from recollect.longterm.profile import Profile, from_row
 from recollect.longterm.ranking import Ranked, rank, rerank_head, reranks
 from recollect.longterm.recipe import Candidate, Method, RecallRecipe
@@ -94,6 +97,9 @@ class RecallPlan:
     late: LateInteractionReranker | None
     reranker: Reranker | None
     repeat_profile: bool
+    probe: bool = False
+    """The query is not embedded yet: the fetch also asks whether a dense search could find
+    anything, and a yes means reading again with the query embedded (`dense_found`)."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +111,8 @@ class Fetched:
     floored: list[tuple[str, Candidate]]
     fact_rows: dict[str, dict[str, Any]]
     document: Profile
+    present: bool = False
+    """The probe's answer (False when the plan did not probe)."""
 
 
 def recall(
@@ -122,6 +130,7 @@ def recall(
     reranker: Reranker | None = None,
     as_of: datetime | None = None,
     repeat_profile: bool = False,
+    presence: DensePresence | None = None,
 ) -> Recollection:
     """Profile always, then the best facts and episodes within `k` and `token_budget`.
 
@@ -129,9 +138,11 @@ def recall(
     prompt) unless `repeat_profile` asks for every match, as a search by the agent does.
 
     `as_of`: the facts that were true then (learned by then, not yet replaced), ranked as if
-    it were then; the profile is today's.
+    it were then; the profile is today's. `presence`: embed the query only for a scope that a
+    dense search could find something in (see `plan_recall`).
     """
-    plan = plan_recall(
+    planner = partial(
+        plan_recall,
         scope,
         query,
         recipe=recipe,
@@ -144,10 +155,22 @@ def recall(
         reranker=reranker,
         as_of=as_of,
         repeat_profile=repeat_profile,
+        presence=presence,
     )
+    plan = planner()
     with pool.connection() as conn:
         fetched = fetch(conn, plan)
+    if dense_found(plan, fetched, presence):
+        plan = planner()
+        with pool.connection() as conn:
+            fetched = fetch(conn, plan)
     return finish(plan, fetched)
+
+
+def dense_found(plan: RecallPlan, fetched: Fetched, presence: DensePresence | None) -> bool:
+    """Whether a probing fetch found embedded memory: then the scope is remembered, and the
+    recall plans (embedding the query) and reads again. Once per scope and process."""
+    return plan.probe and presence is not None and presence.answered(plan.scope, fetched.present)
 
 
 def plan_recall(
@@ -164,14 +187,28 @@ def plan_recall(
     reranker: Reranker | None = None,
     as_of: datetime | None = None,
     repeat_profile: bool = False,
+    presence: DensePresence | None = None,
 ) -> RecallPlan:
     """Check the arguments, embed the query and start the reranker's query encoding, which
     then runs beside the SQL.
 
     The query vector travels in pgvector's binary form: formatting and parsing 384 floats as
     text cost more than the whole dense scan of a 100-fact user.
+
+    With `presence`, a scope not known to hold embedded memory is not embedded for: the plan
+    probes instead (embedding is most of a served turn's CPU, and every new user has none).
     """
     query = capped_query(query)  # the embedder's window bounds the lexical and rerank sides too
+    probe = (
+        presence is not None
+        and embedder is not None
+        and query_embedding is None
+        and Method.DENSE in recipe.methods
+        and bool(query.strip())
+        and not presence.known(scope)
+    )
+    if probe:
+        embedder = None
     limit = recipe.k if k is None else k
     if limit < 0:
         raise ValueError(f"k must not be negative, got {limit}")
@@ -216,6 +253,7 @@ def plan_recall(
         late=late,
         reranker=reranker,
         repeat_profile=repeat_profile,
+        probe=probe,
     )
 
 
@@ -225,10 +263,12 @@ def fetch(conn: Connection[Any], plan: RecallPlan) -> Fetched:
     if plan.dense:
         plan.vector_types.register(conn)  # outside the pipeline: the first call looks it up
     with pipelined_scope(conn, plan.scope):
+        probe = conn.execute(PRESENCE[plan.scope.kind], plan.params) if plan.probe else None
         results, document = _candidate_rows(
             conn, plan.scope, plan.params, plan.dense, plan.lexical, plan.covered, plan.historical
         )
-        fetched = gathered(plan, results, document)
+        present = _found(probe.fetchone()) if probe is not None else False
+        fetched = gathered(plan, results, document, present)
         if plan.late is not None:  # a cold process reads what the write path encoded
             load_missing(conn, plan.late, head_texts(plan, fetched))
     return fetched
@@ -239,17 +279,26 @@ async def afetch(conn: AsyncConnection[Any], plan: RecallPlan) -> Fetched:
     if plan.dense:
         await plan.vector_types.aregister(conn)
     async with apipelined_scope(conn, plan.scope):
+        probe = await conn.execute(PRESENCE[plan.scope.kind], plan.params) if plan.probe else None
         results, document = await _acandidate_rows(
             conn, plan.scope, plan.params, plan.dense, plan.lexical, plan.covered, plan.historical
         )
-        fetched = gathered(plan, results, document)
+        present = _found(await probe.fetchone()) if probe is not None else False
+        fetched = gathered(plan, results, document, present)
         if plan.late is not None:
             await aload_missing(conn, plan.late, head_texts(plan, fetched))
     return fetched
 
 
+def _found(row: dict[str, Any] | None) -> bool:
+    return bool(row and row["found"])
+
+
 def gathered(
-    plan: RecallPlan, results: dict[tuple[str, Method], list[dict[str, Any]]], document: Profile
+    plan: RecallPlan,
+    results: dict[tuple[str, Method], list[dict[str, Any]]],
+    document: Profile,
+    present: bool = False,
 ) -> Fetched:
     """Candidates from the fetched rows, all set aside when the relevance floor says the query
     is off topic."""
@@ -261,9 +310,9 @@ def gathered(
         results[("episode", Method.DENSE)], results[("episode", Method.LEXICAL)], {}
     )
     if has_content(plan.query) and _above(plan.floor, facts + episodes):
-        return Fetched(facts, episodes, [], fact_rows, document)
+        return Fetched(facts, episodes, [], fact_rows, document, present)
     floored = [("fact", c) for c in facts] + [("episode", c) for c in episodes]
-    return Fetched([], [], floored, fact_rows, document)
+    return Fetched([], [], floored, fact_rows, document, present)
 
 
 def head_texts(plan: RecallPlan, fetched: Fetched) -> dict[str, str]:
