@@ -48,7 +48,7 @@ from recollect.longterm.rerankers import (
 from recollect.longterm.vectors import Vector, VectorTypes
 from recollect.store.schema.long_term import COVERED_MAX_DIM
 from recollect.store.scope import Scope
-from recollect.store.tenancy import apipelined_scope, pipelined_scope
+from recollect.store.tenancy import one_trip, pipelined_scope, scope_settings
 
 log = logging.getLogger(__name__)
 
@@ -258,40 +258,80 @@ def plan_recall(
 
 
 def fetch(conn: Connection[Any], plan: RecallPlan) -> Fetched:
-    """The plan's statements on one connection: candidates, profile, and the stored reranker
-    encodings of the head that this process lacks."""
+    """The plan's reads on one connection (candidates, profile, the presence probe), all sent
+    before any is read, then the stored reranker encodings of the head that this process
+    lacks (a cold process only)."""
     if plan.dense:
         plan.vector_types.register(conn)  # outside the pipeline: the first call looks it up
     with pipelined_scope(conn, plan.scope):
-        probe = conn.execute(PRESENCE[plan.scope.kind], plan.params) if plan.probe else None
-        results, document = _candidate_rows(
-            conn, plan.scope, plan.params, plan.dense, plan.lexical, plan.covered, plan.historical
-        )
-        present = _found(probe.fetchone()) if probe is not None else False
-        fetched = gathered(plan, results, document, present)
-        if plan.late is not None:  # a cold process reads what the write path encoded
-            load_missing(conn, plan.late, head_texts(plan, fetched))
+        cursors = {name: conn.execute(q, params, prepare=p) for name, q, params, p in reads(plan)}
+    fetched = read_back(plan, {name: cursor.fetchall() for name, cursor in cursors.items()})
+    texts = _unloaded_head(plan, fetched)
+    if plan.late is not None and texts:  # read what the write path encoded
+        with pipelined_scope(conn, plan.scope):
+            load_missing(conn, plan.late, texts)
     return fetched
 
 
 async def afetch(conn: AsyncConnection[Any], plan: RecallPlan) -> Fetched:
-    """The async twin of `fetch`: the same statements, awaited."""
+    """The async twin of `fetch`: BEGIN, the scope, the reads and COMMIT go out in one
+    pipeline and come back together, one round trip (`tenancy.one_trip`)."""
     if plan.dense:
         await plan.vector_types.aregister(conn)
-    async with apipelined_scope(conn, plan.scope):
-        probe = await conn.execute(PRESENCE[plan.scope.kind], plan.params) if plan.probe else None
-        results, document = await _acandidate_rows(
-            conn, plan.scope, plan.params, plan.dense, plan.lexical, plan.covered, plan.historical
-        )
-        present = _found(await probe.fetchone()) if probe is not None else False
-        fetched = gathered(plan, results, document, present)
-        if plan.late is not None:
-            await aload_missing(conn, plan.late, head_texts(plan, fetched))
+    settings = scope_settings(plan.scope)
+    async with one_trip(conn, settings):
+        cursors = {
+            name: await conn.execute(q, params, prepare=p) for name, q, params, p in reads(plan)
+        }
+    fetched = read_back(plan, {name: await cursor.fetchall() for name, cursor in cursors.items()})
+    texts = _unloaded_head(plan, fetched)
+    if plan.late is not None and texts:
+        async with one_trip(conn, settings):
+            await aload_missing(conn, plan.late, texts)
     return fetched
 
 
-def _found(row: dict[str, Any] | None) -> bool:
-    return bool(row and row["found"])
+Read = tuple[str, str, dict[str, Any] | None, bool | None]
+"""A named statement of one recall, its parameters, and whether it is prepared."""
+
+
+def reads(plan: RecallPlan) -> list[Read]:
+    """The plan's statements: none waits for another's rows, so a pipeline sends them all at
+    once. The candidate reads are prepared and run on generic plans (`sql.GENERIC_PLANS`)."""
+    dense_sql, lexical_sql = _candidate_statements(
+        plan.scope, plan.dense, plan.lexical, plan.covered, plan.historical
+    )
+    statements: list[Read] = [
+        ("plans", sql.GENERIC_PLANS, None, None),
+        ("profile", sql.PROFILE_READ, plan.params, True),
+    ]
+    if plan.probe:
+        statements.append(("presence", PRESENCE[plan.scope.kind], plan.params, None))
+    if dense_sql:
+        statements.append(("dense", dense_sql, plan.params, True))
+    if lexical_sql:
+        statements.append(("lexical", lexical_sql, plan.params, True))
+    return statements
+
+
+def read_back(plan: RecallPlan, rows: dict[str, list[dict[str, Any]]]) -> Fetched:
+    """The rows of `reads` as candidates, profile and the probe's answer."""
+    profile = rows["profile"]
+    presence = rows.get("presence")
+    return gathered(
+        plan,
+        _by_kind_and_method(rows.get("dense", []), rows.get("lexical", [])),
+        from_row(profile[0] if profile else None),
+        bool(presence and presence[0]["found"]),
+    )
+
+
+def _unloaded_head(plan: RecallPlan, fetched: Fetched) -> dict[str, str]:
+    """The head's texts by id when the late-interaction cache lacks any of them, else none."""
+    if plan.late is None:
+        return {}
+    texts = head_texts(plan, fetched)
+    return texts if plan.late.missing(list(texts.values())) else {}
 
 
 def gathered(
@@ -503,49 +543,6 @@ def _candidates(
             )
         )
     return out
-
-
-def _candidate_rows(
-    conn: Connection[Any],
-    scope: Scope,
-    params: dict[str, Any],
-    dense: bool,
-    lexical: bool,
-    covered: bool,
-    historical: bool = False,
-) -> tuple[dict[tuple[str, Method], list[dict[str, Any]]], Profile]:
-    """Every candidate list and the profile, queued on the caller's pipeline, then fetched.
-    The statements are prepared and run on generic plans (`sql.GENERIC_PLANS`)."""
-    dense_sql, lexical_sql = _candidate_statements(scope, dense, lexical, covered, historical)
-    conn.execute(sql.GENERIC_PLANS)
-    profile_cur = conn.execute(sql.PROFILE_READ, params, prepare=True)
-    dense_cur = conn.execute(dense_sql, params, prepare=True) if dense_sql else None
-    lexical_cur = conn.execute(lexical_sql, params, prepare=True) if lexical_sql else None
-    profile = from_row(profile_cur.fetchone())
-    dense_rows = dense_cur.fetchall() if dense_cur else []
-    lexical_rows = lexical_cur.fetchall() if lexical_cur else []
-    return _by_kind_and_method(dense_rows, lexical_rows), profile
-
-
-async def _acandidate_rows(
-    conn: AsyncConnection[Any],
-    scope: Scope,
-    params: dict[str, Any],
-    dense: bool,
-    lexical: bool,
-    covered: bool,
-    historical: bool = False,
-) -> tuple[dict[tuple[str, Method], list[dict[str, Any]]], Profile]:
-    """The async twin of `_candidate_rows`."""
-    dense_sql, lexical_sql = _candidate_statements(scope, dense, lexical, covered, historical)
-    await conn.execute(sql.GENERIC_PLANS)
-    profile_cur = await conn.execute(sql.PROFILE_READ, params, prepare=True)
-    dense_cur = await conn.execute(dense_sql, params, prepare=True) if dense_sql else None
-    lexical_cur = await conn.execute(lexical_sql, params, prepare=True) if lexical_sql else None
-    profile = from_row(await profile_cur.fetchone())
-    dense_rows = await dense_cur.fetchall() if dense_cur else []
-    lexical_rows = await lexical_cur.fetchall() if lexical_cur else []
-    return _by_kind_and_method(dense_rows, lexical_rows), profile
 
 
 def _candidate_statements(
