@@ -4,12 +4,16 @@ enqueue in the same step.
 A plain turn (no tool call to run, no fold due) used to spend a whole step on `extract`,
 whose only work is one short transaction: one more checkpoint, one more write batch and one
 more pass of the graph loop on the served event loop. Here the enqueue runs right after the
-reply, as a child run named `extract`, so traces still show it; turns that run tools or fold
-still end in the `extract` step (the graph routes on `ends_turn`, the same test as here).
+reply, as a child run named `extract`, so traces still show it. A turn that runs tools queues
+in its last model step; a turn that folds still ends in the `extract` step (the graph routes
+on `ends_turn`, the same test as here).
 
 The enqueue is idempotent (the queue skips message ids it has seen and counts only new user
-messages), so a step that is retried after its enqueue queues nothing twice; an enqueue that
-fails leaves the reply standing and the next turn queues the same messages again.
+messages), so a turn sent again after its enqueue schedules nothing twice; an enqueue that
+fails leaves the reply standing and the next turn queues the same messages again. One order
+changed: the reply is queued just before its checkpoint is written, not after, so a run that
+fails in between leaves that reply buffered for extraction though the thread never kept it
+(the user's message is buffered and counted once either way).
 """
 
 from __future__ import annotations
