@@ -1,7 +1,10 @@
-"""The agent graph: recall ∥ trim → call_model (⇄ tools) → summarize (when due) → extract.
+"""The agent graph: recall ∥ trim → call_model (⇄ tools) → summarize → extract, when a fold
+is due; otherwise recall ∥ trim → call_model (⇄ tools), whose last model step queues the turn.
 
 Recall and trim touch disjoint parts of the state, so they run as one step (one checkpoint
-fewer per turn, and trim's work overlaps recall's database round trips).
+fewer per turn, and trim's work overlaps recall's database round trips). For the same reason
+a plain turn has no `extract` step: its one transaction runs in the model's step
+(`nodes.reply`), so the turn is two steps and four checkpoints.
 
 `graph` is compiled without a checkpointer or store, as LangGraph Platform and `langgraph dev`
 inject their own; scripts, the CLI and tests call `make_graph` with Postgres persistence.
@@ -23,10 +26,10 @@ from langgraph.store.base import BaseStore
 
 from graphs.tools import AGENT_TOOLS, memory_tools, tool_node
 from graphs.twin import twin
-from nodes.call_model import make_acall_model, make_call_model
 from nodes.extract import aextract, extract
 from nodes.recall import MemorySource, RecallNode
-from nodes.summarize import fold_pending, summarize
+from nodes.reply import ends_turn, make_areply, make_reply
+from nodes.summarize import summarize
 from nodes.trim import atrim, trim
 from recollect.history.limits import check_message
 from recollect.longterm.process import process_memory
@@ -35,12 +38,15 @@ from state.context import Context
 
 
 def _after_model(state: AgentState, runtime: Runtime[Context]) -> str:
-    """Tool calls run first; a fold happens only on turns that need it (the others save a
-    step and its checkpoint); every turn ends by queueing extraction."""
+    """Tool calls run first; a fold happens only on turns that need it, then the `extract`
+    step queues the turn; a plain turn ends here, the model's step having queued it (the
+    others save a step and its checkpoint)."""
+    if ends_turn(state, runtime):
+        return END
     messages = state.get("messages", [])
     if messages and isinstance(messages[-1], AIMessage) and messages[-1].tool_calls:
         return "tools"
-    return "summarize" if fold_pending(state, runtime) else "extract"
+    return "summarize"
 
 
 def _check_input(state: AgentState) -> list[str]:
@@ -66,17 +72,13 @@ def build(memory: MemorySource, tools: Sequence[BaseTool] = AGENT_TOOLS) -> Agen
     recall = RecallNode(memory)
     graph_builder.add_node("recall", twin("recall", recall, recall.acall))
     graph_builder.add_node("trim", twin("trim", trim, atrim))
-    graph_builder.add_node(
-        "call_model", twin("call_model", make_call_model(tools), make_acall_model(tools))
-    )
+    graph_builder.add_node("call_model", twin("call_model", make_reply(tools), make_areply(tools)))
     graph_builder.add_node("tools", tool_node(tools))
     graph_builder.add_node("summarize", summarize)
     graph_builder.add_node("extract", twin("extract", extract, aextract))
     graph_builder.add_conditional_edges(START, _check_input, ["recall", "trim"])
     graph_builder.add_edge(["recall", "trim"], "call_model")
-    graph_builder.add_conditional_edges(
-        "call_model", _after_model, ["tools", "summarize", "extract"]
-    )
+    graph_builder.add_conditional_edges("call_model", _after_model, ["tools", "summarize", END])
     graph_builder.add_edge("tools", "call_model")
     graph_builder.add_edge("summarize", "extract")
     graph_builder.add_edge("extract", END)

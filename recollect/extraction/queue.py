@@ -9,36 +9,40 @@ mid-job leaves a `running` row whose lease expires, and the next claim picks it 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Generator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import psycopg
-from psycopg import AsyncConnection, Connection
+from psycopg import Connection
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from recollect.store.errors import RecollectError
 from recollect.store.scope import Scope
 from recollect.store.tenancy import SET_SCOPE, ascoped, scope_settings, scoped
 
-BUFFER_MESSAGES = """
-INSERT INTO memory_job_messages (org_id, user_id, session_id, thread_id, message_id, role, content)
-SELECT %(org_id)s, %(user_id)s, %(session_id)s, %(thread_id)s, m.id, m.role, m.content
-FROM unnest(%(ids)s::text[], %(roles)s::text[], %(contents)s::text[])
-     WITH ORDINALITY AS m(id, role, content, n)
-ORDER BY m.n
-ON CONFLICT DO NOTHING
-RETURNING role
-"""
-
-UPSERT_PENDING_JOB = """
+ENQUEUE = """
+WITH buffered AS (
+    INSERT INTO memory_job_messages
+        (org_id, user_id, session_id, thread_id, message_id, role, content)
+    SELECT %(org_id)s, %(user_id)s, %(session_id)s, %(thread_id)s, m.id, m.role, m.content
+    FROM unnest(%(ids)s::text[], %(roles)s::text[], %(contents)s::text[])
+         WITH ORDINALITY AS m(id, role, content, n)
+    ORDER BY m.n
+    ON CONFLICT DO NOTHING
+    RETURNING role
+), new AS (
+    SELECT count(*) FILTER (WHERE role = 'user')::int AS turns FROM buffered
+)
 INSERT INTO memory_jobs (org_id, user_id, session_id, thread_id, turns, model, min_confidence,
                          run_after)
-VALUES (%(org_id)s, %(user_id)s, %(session_id)s, %(thread_id)s, %(turns)s, %(model)s,
-        %(min_confidence)s,
-        CASE WHEN %(turns)s >= %(every)s THEN now()
-             ELSE now() + make_interval(secs => %(idle)s) END)
+SELECT %(org_id)s, %(user_id)s, %(session_id)s, %(thread_id)s, new.turns, %(model)s,
+       %(min_confidence)s,
+       CASE WHEN new.turns >= %(every)s THEN now()
+            ELSE now() + make_interval(secs => %(idle)s) END
+FROM new
+WHERE new.turns > 0
 ON CONFLICT (org_id, user_id, thread_id) WHERE status = 'pending' DO UPDATE
 SET turns = memory_jobs.turns + EXCLUDED.turns,
     model = EXCLUDED.model,
@@ -48,6 +52,9 @@ SET turns = memory_jobs.turns + EXCLUDED.turns,
     updated_at = now()
 RETURNING id, turns, run_after
 """
+"""Buffer the messages not seen before and, when a user message among them is new, (re)schedule
+the thread's pending job: one statement, so the transaction is one round trip on the reply
+path. A re-sent turn buffers nothing and schedules nothing."""
 
 CLAIM_JOB = """
 SELECT * FROM recollect_claim_job(%(token)s::uuid, %(lease)s::float8, %(thread_id)s::text,
@@ -158,10 +165,10 @@ def enqueue(
 
     One short transaction on the reply path; returns the job id, or None when nothing new
     was said (a re-run of the same turn queues nothing)."""
-    statements = _enqueue(scope, thread_id, messages, debounce, model, min_confidence)
+    params = _enqueue_params(scope, thread_id, messages, debounce, model, min_confidence)
     try:
         with scoped(pool, scope) as conn:
-            return _run(conn, statements)
+            return _job_id(conn.execute(ENQUEUE, params).fetchall())
     except psycopg.OperationalError as exc:
         raise QueueUnavailableError(
             f"cannot queue thread {thread_id} for extraction: {exc}"
@@ -178,76 +185,43 @@ async def aenqueue(
     model: str = "",
     min_confidence: float = 0.7,
 ) -> int | None:
-    """The async twin of `enqueue`: the same statements, awaited on an async pool."""
-    statements = _enqueue(scope, thread_id, messages, debounce, model, min_confidence)
+    """The async twin of `enqueue`: the same statement, sent with its transaction in one
+    pipeline and read once the transaction is back (one round trip)."""
+    params = _enqueue_params(scope, thread_id, messages, debounce, model, min_confidence)
     try:
         async with ascoped(pool, scope) as conn:
-            return await _arun(conn, statements)
+            cursor = await conn.execute(ENQUEUE, params)
+        return _job_id(await cursor.fetchall())
     except psycopg.OperationalError as exc:
         raise QueueUnavailableError(
             f"cannot queue thread {thread_id} for extraction: {exc}"
         ) from exc
 
 
-_Statements = Generator[tuple[str, dict[str, Any]], list[dict[str, Any]], int | None]
-"""A transaction's statements, each sent the rows it returned; the generator's return value
-is the transaction's result. Both executors below drive the same generator."""
-
-
-def _enqueue(
+def _enqueue_params(
     scope: Scope,
     thread_id: str,
     messages: Sequence[BufferedMessage],
     debounce: Debounce,
     model: str,
     min_confidence: float,
-) -> _Statements:
-    """The enqueue transaction's logic, once: buffer, then schedule if a user turn was new."""
-    buffered = yield (
-        BUFFER_MESSAGES,
-        {
-            **_scope_params(scope, thread_id),
-            "ids": [m.message_id for m in messages],
-            "roles": [m.role for m in messages],
-            "contents": [m.content for m in messages],
-        },
-    )
-    turns = [row["role"] for row in buffered].count("user")
-    if not turns:
-        return None
-    scheduled = yield (
-        UPSERT_PENDING_JOB,
-        {
-            **_scope_params(scope, thread_id),
-            "turns": turns,
-            "model": model,
-            "min_confidence": min_confidence,
-            "every": debounce.every_turns,
-            "idle": debounce.idle_s,
-        },
-    )
-    return int(scheduled[0]["id"])
+) -> dict[str, Any]:
+    """The enqueue's parameters, once for both forms."""
+    return {
+        **_scope_params(scope, thread_id),
+        "ids": [m.message_id for m in messages],
+        "roles": [m.role for m in messages],
+        "contents": [m.content for m in messages],
+        "model": model,
+        "min_confidence": min_confidence,
+        "every": debounce.every_turns,
+        "idle": debounce.idle_s,
+    }
 
 
-def _run(conn: Connection[Any], statements: _Statements) -> int | None:
-    try:
-        sql, params = next(statements)
-        while True:
-            sql, params = statements.send(conn.execute(sql, params).fetchall())
-    except StopIteration as done:
-        result: int | None = done.value
-        return result
-
-
-async def _arun(conn: AsyncConnection[Any], statements: _Statements) -> int | None:
-    try:
-        sql, params = next(statements)
-        while True:
-            cursor = await conn.execute(sql, params)
-            sql, params = statements.send(await cursor.fetchall())
-    except StopIteration as done:
-        result: int | None = done.value
-        return result
+def _job_id(rows: list[dict[str, Any]]) -> int | None:
+    """The scheduled job's id; None when no new user message was buffered."""
+    return int(rows[0]["id"]) if rows else None
 
 
 def claim(

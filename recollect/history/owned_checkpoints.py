@@ -11,13 +11,18 @@ call runs in is decided here, in this order:
    or the CLI that invokes a graph already holds the database;
 4. the scope the saver was opened for (`recollect chat --user ana`).
 On the served API a run's context is the caller's to write, so there only 1 counts.
+
+A turn's `input` checkpoint and the retention prune it triggers share one transaction (on the
+prune's snapshot), so the prune costs no transaction of its own; LangGraph's own `prune`
+runs its snapshot transaction through the same scoped cursor.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Generator, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, asynccontextmanager, contextmanager, nullcontext
-from typing import Any, cast
+from contextvars import ContextVar
+from typing import Any, TypeVar, cast
 
 from langchain_core.runnables import RunnableConfig
 from langgraph._internal._constants import CONFIG_KEY_RUNTIME
@@ -28,6 +33,8 @@ from langgraph.checkpoint.base import (
     CheckpointTuple,
 )
 from langgraph.checkpoint.postgres import _ainternal, _internal
+from langgraph.checkpoint.postgres.base import _aexecute, _execute, _keep_latest
+from langgraph.checkpoint.postgres.base import _refuse_delta_threads as _refuse_delta
 from psycopg import AsyncCursor, Cursor
 from psycopg.errors import InsufficientPrivilege
 from psycopg.rows import DictRow, dict_row
@@ -39,8 +46,8 @@ from recollect.history.retention import (
     AsyncRetainingPostgresSaver,
     RetainingPostgresSaver,
     _arun,
+    _prune_now,
     _run,
-    _Statements,
     _thread_of,
     keep_turns,
 )
@@ -58,6 +65,9 @@ ON CONFLICT (thread_id) DO NOTHING
 UNSCOPED = {"org_id": "", "user_id": "", "session_id": "", "kind": "", "reviewer": "off"}
 """Settings that match no row: what a call with no identity runs under."""
 CLAIM_CACHE_SIZE = 4096
+
+_HELD: ContextVar[tuple[object, Any] | None] = ContextVar("recollect_held_cursor", default=None)
+"""The saver and snapshot cursor of a put that prunes: the calls it makes reuse the cursor."""
 
 
 def acting_scope(bound: Scope | None) -> Scope | None:
@@ -106,9 +116,14 @@ def _run_metadata(config: RunnableConfig) -> CheckpointMetadata:
     return cast(CheckpointMetadata, dict(config.get("metadata") or {}))
 
 
-def _after_snapshot(statements: _Statements) -> _Statements:
-    """A prune's statements without its opening isolation level, which the scoped cursor
-    sets itself (before the scope, as Postgres requires)."""
+_Statement = TypeVar("_Statement", bound=tuple[str, Any, bool])
+
+
+def _after_snapshot(
+    statements: Generator[_Statement, list[DictRow], None],
+) -> Generator[_Statement, list[DictRow], None]:
+    """A prune's statements (ours or LangGraph's `keep_latest`) without its opening isolation
+    level, which the scoped cursor sets itself (before the scope, as Postgres requires)."""
     first, _, _ = next(statements)
     assert first == SNAPSHOT_SQL
     try:
@@ -152,6 +167,10 @@ class ScopedPostgresSaver(RetainingPostgresSaver):
     def _cursor(
         self, *, pipeline: bool = False, snapshot: bool = False
     ) -> Iterator[Cursor[DictRow]]:
+        held = _HELD.get()
+        if held is not None and held[0] is self:  # inside a put that prunes: its transaction
+            yield held[1]
+            return
         settings = _settings(acting_scope(self.scope))
         serialised = nullcontext() if isinstance(self.conn, ConnectionPool) else self.lock
         # Pipelined whatever the caller asked: BEGIN, the scope, the call's statements and
@@ -176,6 +195,18 @@ class ScopedPostgresSaver(RetainingPostgresSaver):
         """The stock-semantics prune, in one scoped snapshot transaction."""
         with self._cursor(snapshot=True) as cur:
             _run(cur, _after_snapshot(keep_turns(_thread_of(config), max(self.retain, 1))))
+
+    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        """LangGraph's prune; `keep_latest` opens its snapshot through the scoped cursor."""
+        if strategy != "keep_latest" or isinstance(thread_ids, str) or not thread_ids:
+            super().prune(thread_ids, strategy=strategy)
+            return
+        ids = [str(thread_id) for thread_id in thread_ids]
+        with self._cursor() as cur:
+            _execute(cur, _refuse_delta(ids))
+        for thread_id in ids:
+            with self._cursor(snapshot=True) as cur:
+                _execute(cur, _after_snapshot(_keep_latest(thread_id)))
 
     def _claim(self, config: RunnableConfig, metadata: CheckpointMetadata) -> None:
         """Own the thread before its first row: a step's writes may reach the database before
@@ -209,7 +240,14 @@ class ScopedPostgresSaver(RetainingPostgresSaver):
         with run_scope(config):
             self._claim(config, metadata)
             try:
-                return super().put(config, checkpoint, metadata, new_versions)
+                if not (self.retain > 0 and _prune_now(config, metadata)):
+                    return super().put(config, checkpoint, metadata, new_versions)
+                with self._cursor(snapshot=True) as cur:  # the put, then its prune
+                    held = _HELD.set((self, cur))
+                    try:
+                        return super().put(config, checkpoint, metadata, new_versions)
+                    finally:
+                        _HELD.reset(held)
             except InsufficientPrivilege as exc:
                 raise ThreadAccessError(str(config["configurable"]["thread_id"])) from exc
 
@@ -230,6 +268,10 @@ class AsyncScopedPostgresSaver(AsyncRetainingPostgresSaver):
     async def _cursor(
         self, *, pipeline: bool = False, snapshot: bool = False
     ) -> AsyncIterator[AsyncCursor[DictRow]]:
+        held = _HELD.get()
+        if held is not None and held[0] is self:  # inside a put that prunes: its transaction
+            yield held[1]
+            return
         settings = _settings(acting_scope(self.scope))
         # One shared connection serves one call at a time; a pool gives each call its own, so
         # concurrent runs do not queue behind each other's round trips (the pool bounds them).
@@ -268,6 +310,18 @@ class AsyncScopedPostgresSaver(AsyncRetainingPostgresSaver):
             statements = keep_turns(_thread_of(config), max(self.retain, 1))
             await _arun(cur, _after_snapshot(statements))
 
+    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        """The async twin of `ScopedPostgresSaver.prune`."""
+        if strategy != "keep_latest" or isinstance(thread_ids, str) or not thread_ids:
+            await super().aprune(thread_ids, strategy=strategy)
+            return
+        ids = [str(thread_id) for thread_id in thread_ids]
+        async with self._cursor() as cur:
+            await _aexecute(cur, _refuse_delta(ids))
+        for thread_id in ids:
+            async with self._cursor(snapshot=True) as cur:
+                await _aexecute(cur, _after_snapshot(_keep_latest(thread_id)))
+
     async def aput(
         self,
         config: RunnableConfig,
@@ -277,6 +331,13 @@ class AsyncScopedPostgresSaver(AsyncRetainingPostgresSaver):
     ) -> RunnableConfig:
         await self._aclaim(config, metadata)
         try:
-            return await super().aput(config, checkpoint, metadata, new_versions)
+            if not (self.retain > 0 and _prune_now(config, metadata)):
+                return await super().aput(config, checkpoint, metadata, new_versions)
+            async with self._cursor(snapshot=True) as cur:  # the put, then its prune
+                held = _HELD.set((self, cur))
+                try:
+                    return await super().aput(config, checkpoint, metadata, new_versions)
+                finally:
+                    _HELD.reset(held)
         except InsufficientPrivilege as exc:
             raise ThreadAccessError(str(config["configurable"]["thread_id"])) from exc

@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
@@ -29,7 +30,7 @@ from recollect.longterm.profile import (
     read_profile,
     update_profile,
 )
-from recollect.longterm.recall import afetch, plan_recall
+from recollect.longterm.recall import afetch, dense_found, plan_recall
 from recollect.longterm.recall import finish as finish_recall
 from recollect.longterm.recall import recall as recall_scope
 from recollect.longterm.recipe import NO_FLOOR, RecallRecipe
@@ -477,16 +478,12 @@ class LongTermMemory:
         `repeat_profile`: list facts the profile already shows too (a search, not a prompt)."""
         scope_params(scope)
         moment = aware(as_of, "as_of") if as_of is not None else None
-        embedder = self.embedder
-        if embedder is not None and query_embedding is None:
-            # the query's embedding is most of a turn's CPU: skip it when nothing could match
-            embedder = embedder if self._presence.may_match(self.pool, scope) else None
         return recall_scope(
             self.pool,
             scope,
             query,
             recipe=recipe or self.recipe,
-            embedder=embedder,
+            embedder=self.embedder,
             k=k,
             token_budget=token_budget,
             now=moment or aware(now, "now"),
@@ -495,6 +492,7 @@ class LongTermMemory:
             vector_types=self._vector_types,
             reranker=self.reranker,
             repeat_profile=repeat_profile,
+            presence=self._presence,  # the query's embedding is most of a turn's CPU
         )
 
     async def arecall(
@@ -508,24 +506,28 @@ class LongTermMemory:
     ) -> Recollection:
         """`recall` for an event loop, as a turn on the served API asks it: the SQL is awaited
         on `apool` (the same database as `pool`), and the CPU work (embedding the query,
-        reranking) runs on the bounded executor. Plan and finish are `recall`'s own."""
+        reranking) runs on the bounded executor. Plan, the presence probe and finish are
+        `recall`'s own."""
         scope_params(scope)
-        embedder = self.embedder
-        if embedder is not None and not await self._presence.amay_match(apool, scope):
-            embedder = None  # the query's embedding is most of a turn's CPU
-        plan = await offloaded(
+        planner = partial(
             plan_recall,
             scope,
             query,
             recipe=self.recipe,
-            embedder=embedder,
+            embedder=self.embedder,
             now=aware(now, "now"),
             token_budget=token_budget,
             vector_types=self._vector_types,
             reranker=self.reranker,
+            presence=self._presence,
         )
+        plan = await offloaded(planner)
         async with apool.connection() as conn:
             fetched = await afetch(conn, plan)
+        if dense_found(plan, fetched, self._presence):
+            plan = await offloaded(planner)
+            async with apool.connection() as conn:
+                fetched = await afetch(conn, plan)
         return await offloaded(finish_recall, plan, fetched)
 
 

@@ -3,7 +3,8 @@
 Dense candidates are an exact cosine scan of the scope's live rows (per-user corpora are small:
 this beat an ANN index in `bench/recall_latency.py`); lexical candidates come from the GIN-indexed
 tsvector with any-word semantics. All statements of one recall, the transaction and its scope
-included, go to the server in one pipeline.
+included, go to the server in one pipeline; so does the check whether a dense search could find
+anything (`presence`), until a scope is known to hold embedded memory.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
@@ -24,6 +26,7 @@ from recollect.longterm import fact_sql as sql
 from recollect.longterm.duplicates import STOP_WORDS
 from recollect.longterm.embeddings import capped_query
 from recollect.longterm.encodings import aload_missing, load_missing
+from recollect.longterm.presence import PRESENCE, DensePresence
 from recollect.longterm.profile import Profile, from_row
 from recollect.longterm.ranking import Ranked, rank, rerank_head, reranks
 from recollect.longterm.recipe import Candidate, Method, RecallRecipe
@@ -45,7 +48,7 @@ from recollect.longterm.rerankers import (
 from recollect.longterm.vectors import Vector, VectorTypes
 from recollect.store.schema.long_term import COVERED_MAX_DIM
 from recollect.store.scope import Scope
-from recollect.store.tenancy import apipelined_scope, pipelined_scope
+from recollect.store.tenancy import one_trip, pipelined_scope, scope_settings
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +97,9 @@ class RecallPlan:
     late: LateInteractionReranker | None
     reranker: Reranker | None
     repeat_profile: bool
+    probe: bool = False
+    """The query is not embedded yet: the fetch also asks whether a dense search could find
+    anything, and a yes means reading again with the query embedded (`dense_found`)."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +111,8 @@ class Fetched:
     floored: list[tuple[str, Candidate]]
     fact_rows: dict[str, dict[str, Any]]
     document: Profile
+    present: bool = False
+    """The probe's answer (False when the plan did not probe)."""
 
 
 def recall(
@@ -122,6 +130,7 @@ def recall(
     reranker: Reranker | None = None,
     as_of: datetime | None = None,
     repeat_profile: bool = False,
+    presence: DensePresence | None = None,
 ) -> Recollection:
     """Profile always, then the best facts and episodes within `k` and `token_budget`.
 
@@ -129,9 +138,11 @@ def recall(
     prompt) unless `repeat_profile` asks for every match, as a search by the agent does.
 
     `as_of`: the facts that were true then (learned by then, not yet replaced), ranked as if
-    it were then; the profile is today's.
+    it were then; the profile is today's. `presence`: embed the query only for a scope that a
+    dense search could find something in (see `plan_recall`).
     """
-    plan = plan_recall(
+    planner = partial(
+        plan_recall,
         scope,
         query,
         recipe=recipe,
@@ -144,10 +155,22 @@ def recall(
         reranker=reranker,
         as_of=as_of,
         repeat_profile=repeat_profile,
+        presence=presence,
     )
+    plan = planner()
     with pool.connection() as conn:
         fetched = fetch(conn, plan)
+    if dense_found(plan, fetched, presence):
+        plan = planner()
+        with pool.connection() as conn:
+            fetched = fetch(conn, plan)
     return finish(plan, fetched)
+
+
+def dense_found(plan: RecallPlan, fetched: Fetched, presence: DensePresence | None) -> bool:
+    """Whether a probing fetch found embedded memory: then the scope is remembered, and the
+    recall plans (embedding the query) and reads again. Once per scope and process."""
+    return plan.probe and presence is not None and presence.answered(plan.scope, fetched.present)
 
 
 def plan_recall(
@@ -164,14 +187,28 @@ def plan_recall(
     reranker: Reranker | None = None,
     as_of: datetime | None = None,
     repeat_profile: bool = False,
+    presence: DensePresence | None = None,
 ) -> RecallPlan:
     """Check the arguments, start the reranker's query encoding (it runs beside the query's
     embedding and the SQL), and embed the query.
 
     The query vector travels in pgvector's binary form: formatting and parsing 384 floats as
     text cost more than the whole dense scan of a 100-fact user.
+
+    With `presence`, a scope not known to hold embedded memory is not embedded for: the plan
+    probes instead (embedding is most of a served turn's CPU, and every new user has none).
     """
     query = capped_query(query)  # the embedder's window bounds the lexical and rerank sides too
+    probe = (
+        presence is not None
+        and embedder is not None
+        and query_embedding is None
+        and Method.DENSE in recipe.methods
+        and bool(query.strip())
+        and not presence.known(scope)
+    )
+    if probe:
+        embedder = None
     limit = recipe.k if k is None else k
     if limit < 0:
         raise ValueError(f"k must not be negative, got {limit}")
@@ -219,40 +256,92 @@ def plan_recall(
         late=late,
         reranker=reranker,
         repeat_profile=repeat_profile,
+        probe=probe,
     )
 
 
 def fetch(conn: Connection[Any], plan: RecallPlan) -> Fetched:
-    """The plan's statements on one connection: candidates, profile, and the stored reranker
-    encodings of the head that this process lacks."""
+    """The plan's reads on one connection (candidates, profile, the presence probe), all sent
+    before any is read, then the stored reranker encodings of the head that this process
+    lacks (a cold process only)."""
     if plan.dense:
         plan.vector_types.register(conn)  # outside the pipeline: the first call looks it up
     with pipelined_scope(conn, plan.scope):
-        results, document = _candidate_rows(
-            conn, plan.scope, plan.params, plan.dense, plan.lexical, plan.covered, plan.historical
-        )
-        fetched = gathered(plan, results, document)
-        if plan.late is not None:  # a cold process reads what the write path encoded
-            load_missing(conn, plan.late, head_texts(plan, fetched))
+        cursors = {name: conn.execute(q, params, prepare=p) for name, q, params, p in reads(plan)}
+    fetched = read_back(plan, {name: cursor.fetchall() for name, cursor in cursors.items()})
+    texts = _unloaded_head(plan, fetched)
+    if plan.late is not None and texts:  # read what the write path encoded
+        with pipelined_scope(conn, plan.scope):
+            load_missing(conn, plan.late, texts)
     return fetched
 
 
 async def afetch(conn: AsyncConnection[Any], plan: RecallPlan) -> Fetched:
-    """The async twin of `fetch`: the same statements, awaited."""
+    """The async twin of `fetch`: BEGIN, the scope, the reads and COMMIT go out in one
+    pipeline and come back together, one round trip (`tenancy.one_trip`)."""
     if plan.dense:
         await plan.vector_types.aregister(conn)
-    async with apipelined_scope(conn, plan.scope):
-        results, document = await _acandidate_rows(
-            conn, plan.scope, plan.params, plan.dense, plan.lexical, plan.covered, plan.historical
-        )
-        fetched = gathered(plan, results, document)
-        if plan.late is not None:
-            await aload_missing(conn, plan.late, head_texts(plan, fetched))
+    settings = scope_settings(plan.scope)
+    async with one_trip(conn, settings):
+        cursors = {
+            name: await conn.execute(q, params, prepare=p) for name, q, params, p in reads(plan)
+        }
+    fetched = read_back(plan, {name: await cursor.fetchall() for name, cursor in cursors.items()})
+    texts = _unloaded_head(plan, fetched)
+    if plan.late is not None and texts:
+        async with one_trip(conn, settings):
+            await aload_missing(conn, plan.late, texts)
     return fetched
 
 
+Read = tuple[str, str, dict[str, Any] | None, bool | None]
+"""A named statement of one recall, its parameters, and whether it is prepared."""
+
+
+def reads(plan: RecallPlan) -> list[Read]:
+    """The plan's statements: none waits for another's rows, so a pipeline sends them all at
+    once. The candidate reads are prepared and run on generic plans (`sql.GENERIC_PLANS`)."""
+    dense_sql, lexical_sql = _candidate_statements(
+        plan.scope, plan.dense, plan.lexical, plan.covered, plan.historical
+    )
+    statements: list[Read] = [
+        ("plans", sql.GENERIC_PLANS, None, None),
+        ("profile", sql.PROFILE_READ, plan.params, True),
+    ]
+    if plan.probe:
+        statements.append(("presence", PRESENCE[plan.scope.kind], plan.params, None))
+    if dense_sql:
+        statements.append(("dense", dense_sql, plan.params, True))
+    if lexical_sql:
+        statements.append(("lexical", lexical_sql, plan.params, True))
+    return statements
+
+
+def read_back(plan: RecallPlan, rows: dict[str, list[dict[str, Any]]]) -> Fetched:
+    """The rows of `reads` as candidates, profile and the probe's answer."""
+    profile = rows["profile"]
+    presence = rows.get("presence")
+    return gathered(
+        plan,
+        _by_kind_and_method(rows.get("dense", []), rows.get("lexical", [])),
+        from_row(profile[0] if profile else None),
+        bool(presence and presence[0]["found"]),
+    )
+
+
+def _unloaded_head(plan: RecallPlan, fetched: Fetched) -> dict[str, str]:
+    """The head's texts by id when the late-interaction cache lacks any of them, else none."""
+    if plan.late is None:
+        return {}
+    texts = head_texts(plan, fetched)
+    return texts if plan.late.missing(list(texts.values())) else {}
+
+
 def gathered(
-    plan: RecallPlan, results: dict[tuple[str, Method], list[dict[str, Any]]], document: Profile
+    plan: RecallPlan,
+    results: dict[tuple[str, Method], list[dict[str, Any]]],
+    document: Profile,
+    present: bool = False,
 ) -> Fetched:
     """Candidates from the fetched rows, all set aside when the relevance floor says the query
     is off topic."""
@@ -264,9 +353,9 @@ def gathered(
         results[("episode", Method.DENSE)], results[("episode", Method.LEXICAL)], {}
     )
     if has_content(plan.query) and _above(plan.floor, facts + episodes):
-        return Fetched(facts, episodes, [], fact_rows, document)
+        return Fetched(facts, episodes, [], fact_rows, document, present)
     floored = [("fact", c) for c in facts] + [("episode", c) for c in episodes]
-    return Fetched([], [], floored, fact_rows, document)
+    return Fetched([], [], floored, fact_rows, document, present)
 
 
 def head_texts(plan: RecallPlan, fetched: Fetched) -> dict[str, str]:
@@ -457,49 +546,6 @@ def _candidates(
             )
         )
     return out
-
-
-def _candidate_rows(
-    conn: Connection[Any],
-    scope: Scope,
-    params: dict[str, Any],
-    dense: bool,
-    lexical: bool,
-    covered: bool,
-    historical: bool = False,
-) -> tuple[dict[tuple[str, Method], list[dict[str, Any]]], Profile]:
-    """Every candidate list and the profile, queued on the caller's pipeline, then fetched.
-    The statements are prepared and run on generic plans (`sql.GENERIC_PLANS`)."""
-    dense_sql, lexical_sql = _candidate_statements(scope, dense, lexical, covered, historical)
-    conn.execute(sql.GENERIC_PLANS)
-    profile_cur = conn.execute(sql.PROFILE_READ, params, prepare=True)
-    dense_cur = conn.execute(dense_sql, params, prepare=True) if dense_sql else None
-    lexical_cur = conn.execute(lexical_sql, params, prepare=True) if lexical_sql else None
-    profile = from_row(profile_cur.fetchone())
-    dense_rows = dense_cur.fetchall() if dense_cur else []
-    lexical_rows = lexical_cur.fetchall() if lexical_cur else []
-    return _by_kind_and_method(dense_rows, lexical_rows), profile
-
-
-async def _acandidate_rows(
-    conn: AsyncConnection[Any],
-    scope: Scope,
-    params: dict[str, Any],
-    dense: bool,
-    lexical: bool,
-    covered: bool,
-    historical: bool = False,
-) -> tuple[dict[tuple[str, Method], list[dict[str, Any]]], Profile]:
-    """The async twin of `_candidate_rows`."""
-    dense_sql, lexical_sql = _candidate_statements(scope, dense, lexical, covered, historical)
-    await conn.execute(sql.GENERIC_PLANS)
-    profile_cur = await conn.execute(sql.PROFILE_READ, params, prepare=True)
-    dense_cur = await conn.execute(dense_sql, params, prepare=True) if dense_sql else None
-    lexical_cur = await conn.execute(lexical_sql, params, prepare=True) if lexical_sql else None
-    profile = from_row(await profile_cur.fetchone())
-    dense_rows = await dense_cur.fetchall() if dense_cur else []
-    lexical_rows = await lexical_cur.fetchall() if lexical_cur else []
-    return _by_kind_and_method(dense_rows, lexical_rows), profile
 
 
 def _candidate_statements(

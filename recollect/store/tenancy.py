@@ -51,7 +51,8 @@ async def one_trip(
     COMMIT travel in one pipeline: a write costs one round trip, each read that is waited for
     one more. psycopg's `transaction()` inside a pipeline syncs where it begins and where its
     block ends, three round trips for one statement; on an event loop every round trip waits
-    its turn behind other runs' callbacks. An error rolls the transaction back."""
+    its turn behind other runs' callbacks. A block that only sends (and reads its cursors after
+    the block) is one round trip whatever it sends. An error rolls the transaction back."""
     try:
         async with conn.pipeline():
             await conn.execute(b"BEGIN", prepare=False)
@@ -73,16 +74,6 @@ def pipelined_scope(conn: Connection[Any], scope: Scope) -> Iterator[Connection[
     and COMMIT travel in one pipeline, two round trips in all instead of one per statement."""
     with conn.pipeline(), conn.transaction():
         conn.execute(SET_SCOPE, scope_settings(scope))
-        yield conn
-
-
-@asynccontextmanager
-async def apipelined_scope(
-    conn: AsyncConnection[Any], scope: Scope
-) -> AsyncIterator[AsyncConnection[Any]]:
-    """The async twin of `pipelined_scope`."""
-    async with conn.pipeline(), conn.transaction():
-        await conn.execute(SET_SCOPE, scope_settings(scope))
         yield conn
 
 

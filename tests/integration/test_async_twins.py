@@ -1,6 +1,7 @@
 """The async forms the served API runs give what the sync forms the CLI runs give, on the
 same data: the extraction queue's transaction, the agent's whole turn, and the pools' check
-that replaces a connection the server ended."""
+that replaces a connection the server ended; and the queue's transaction and a recall cost
+the served path one round trip each."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from state.context import Context
 from tests.integration.test_engine_recall import ANA, BEN, NOW, ingest
 from tests.support.db import DEFAULT_SCOPE, all_rows, superuser_conninfo
 from tests.support.langgraph_dev import free_port
+from tests.support.round_trips import round_trips
 from tests.support.scripted_openai import ScriptedOpenAI
 
 SCOPE = DEFAULT_SCOPE
@@ -242,3 +244,26 @@ def test_recall_and_arecall_return_the_same(pool: ConnectionPool[Any]) -> None:
         if scope is ANA:
             assert all(found.profile or found.facts for found in got[:4])
             assert "Pixel" in got[0].facts[0].fact.text
+
+
+def test_the_served_enqueue_and_recall_are_one_round_trip_each(pool: ConnectionPool[Any]) -> None:
+    served = configured_memory(pool)
+
+    async def scenario() -> list[int]:
+        apool = await shared_async_pool(pool)
+        trips = []
+        try:
+            for turn in range(2):
+                message = [M(f"u{turn}", "user", "I moved to Lisbon")]
+                with round_trips() as count:
+                    await jobs.aenqueue(apool, SCOPE, "t-trips", message, debounce=jobs.Debounce())
+                trips.append(count[0])
+                with round_trips() as count:  # BEN has no memory: the probe rides along
+                    await served.arecall(apool, BEN, "where do I live?", now=NOW)
+                trips.append(count[0])
+        finally:
+            await close_async_pools()
+        return trips
+
+    assert asyncio.run(scenario()) == [1, 1, 1, 1]
+    assert _queued(pool, "t-trips")["jobs"][0]["turns"] == 2

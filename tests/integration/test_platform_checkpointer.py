@@ -1,4 +1,5 @@
-"""The platform checkpointer can delete a run's checkpoints, which `rollback` needs."""
+"""The platform checkpointer can delete a run's checkpoints, which `rollback` needs, and prunes
+a thread's old turns in the transaction of the turn's first checkpoint."""
 
 from __future__ import annotations
 
@@ -9,10 +10,16 @@ from typing import Any
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
-from graphs.agent import make_graph, user_turn
+from graphs.agent import make_graph, thread_config, user_turn
 from recollect.history.persistence import PlatformPostgresSaver
+from recollect.store.apool import close_async_pools
+from recollect.store.roles import app_uri
 from recollect.store.server import CONNECTION_KWARGS
 from state.context import Context
+from tests.support.db import DEFAULT_SCOPE
+from tests.support.scripted_openai import ScriptedOpenAI
+
+PLAIN = Context(org_id=DEFAULT_SCOPE.org_id, user_id=DEFAULT_SCOPE.user_id)
 
 
 def _count(uri: str, thread: str) -> int:
@@ -50,3 +57,56 @@ def test_delete_for_runs_removes_only_that_runs_checkpoints(database_uri: str) -
     asyncio.run(scenario())
     assert _count(database_uri, "keep") > 0
     assert _count(database_uri, "drop") == 0
+
+
+def test_a_turn_prunes_in_its_input_checkpoints_transaction(
+    database_uri: str, scripted_llm: ScriptedOpenAI
+) -> None:
+    async def scenario() -> tuple[list[int], int, str]:
+        pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
+            app_uri(database_uri), kwargs=dict(CONNECTION_KWARGS), open=False
+        )
+        await pool.open()
+        transactions: list[int] = []
+        checkout = pool.connection
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            transactions[-1] += 1
+            return checkout(*args, **kwargs)
+
+        pool.connection = counted  # type: ignore[method-assign]
+        try:
+            saver = PlatformPostgresSaver(pool)
+            saver.retain = 2
+            saver.scope = DEFAULT_SCOPE
+            agent = make_graph(checkpointer=saver)
+            config = thread_config("t-pruned")
+            for turn in range(5):
+                transactions.append(0)
+                await agent.ainvoke(user_turn(f"turn {turn}"), config, context=PLAIN)
+            transactions.append(0)
+            state = await agent.aget_state(config)
+            reply = state.values["messages"][-1].text
+            return transactions, _inputs(database_uri, "t-pruned"), reply
+        finally:
+            await close_async_pools()
+            await pool.close()
+
+    transactions, inputs, last = asyncio.run(scenario())
+    # a turn: the thread's state read, four checkpoints (the input one with its prune) and four
+    # write batches (the input's, recall's, trim's, the reply's); then `aget_state`'s read. (The
+    # first turn also claims the thread, once or twice as its first writes race.)
+    assert transactions[1:] == [9, 9, 9, 9, 1], transactions
+    assert inputs == 2, "two whole turns are kept"
+    assert last == "scripted reply to: turn 4"
+
+
+def _inputs(uri: str, thread: str) -> int:
+    with psycopg.connect(uri, **CONNECTION_KWARGS) as conn:
+        row = conn.execute(
+            "SELECT count(*) AS n FROM checkpoints WHERE thread_id = %s AND checkpoint_ns = ''"
+            " AND metadata->>'source' = 'input'",
+            (thread,),
+        ).fetchone()
+    assert row is not None
+    return int(row["n"])

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from psycopg_pool import ConnectionPool
+import pytest
+from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from recollect.longterm.records import FactCategory, NewFact
+from recollect.store.apool import close_async_pools, shared_async_pool
 from recollect.store.scope import Scope
 from tests.support.memory import memory_over
 from tests.support.scripted_openai import ScriptedOpenAI
@@ -55,3 +60,51 @@ def test_forgotten_memory_costs_an_embedding_never_a_wrong_answer(
     before = len(scripted_llm.embedding_requests)
     assert memory.recall(ANA, "tomatoes roof").facts == ()
     assert len(scripted_llm.embedding_requests) == before + 1
+
+
+@contextmanager
+def counted_checkouts(pool_type: type[Any]) -> Iterator[list[int]]:
+    """Each connection a pool of `pool_type` hands out: one per transaction here."""
+    checkouts: list[int] = []
+    connection = pool_type.connection
+
+    def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+        checkouts.append(1)
+        return connection(self, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pool_type, "connection", counted)
+        yield checkouts
+
+
+def test_the_presence_check_travels_with_the_fetch(
+    pool: ConnectionPool[Any], scripted_llm: ScriptedOpenAI
+) -> None:
+    memory = memory_over(pool, scripted_llm)
+    with counted_checkouts(ConnectionPool) as checkouts:
+        assert memory.recall(ANA, "tomatoes roof").facts == ()
+    assert len(checkouts) == 1, "an empty scope: one transaction, presence and fetch together"
+    memory.remember(
+        ANA, NewFact(text="Ana keeps tomatoes on her roof", category=FactCategory.PREFERENCE)
+    )
+    with counted_checkouts(ConnectionPool) as checkouts:
+        assert memory.recall(ANA, "tomatoes roof").facts
+    assert len(checkouts) == 2, "the first yes reads again, with the query embedded"
+    with counted_checkouts(ConnectionPool) as checkouts:
+        assert memory.recall(ANA, "tomatoes roof").facts
+    assert len(checkouts) == 1, "a known yes asks no more"
+
+    async def served(scope: Scope) -> tuple[int, int]:
+        apool = await shared_async_pool(pool)
+        try:
+            with counted_checkouts(AsyncConnectionPool) as checkouts:
+                found = await memory.arecall(apool, scope, "tomatoes roof")
+            return len(checkouts), len(found.facts)
+        finally:
+            await close_async_pools()
+
+    before = len(scripted_llm.embedding_requests)
+    assert asyncio.run(served(BEN)) == (1, 0)
+    assert len(scripted_llm.embedding_requests) == before
+    assert asyncio.run(served(ANA)) == (1, 1)  # known in this process
+    assert asyncio.run(served(ANA_SESSION)) == (2, 1)

@@ -1,0 +1,145 @@
+"""What one agent turn costs in steps and checkpoints, and that its extraction enqueue happens
+exactly once, in the model's step on a plain turn and in the `extract` step after a fold,
+for the sync (CLI) and async (served) forms alike."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from langchain_core.tracers.schemas import Run
+from langgraph.checkpoint.postgres import PostgresSaver
+from psycopg_pool import AsyncConnectionPool, ConnectionPool
+
+import nodes.extract
+from graphs.agent import make_graph, thread_config, user_turn
+from recollect.history.owned_checkpoints import AsyncScopedPostgresSaver
+from recollect.store.apool import close_async_pools
+from recollect.store.roles import app_uri
+from recollect.store.server import CONNECTION_KWARGS
+from state.context import Context
+from tests.integration.test_async_twins import _queued
+from tests.integration.test_trace import RecordingTracer
+from tests.support.db import DEFAULT_SCOPE
+from tests.support.scripted_openai import ScriptedOpenAI
+
+SCOPE = DEFAULT_SCOPE
+PLAIN = Context(org_id=SCOPE.org_id, user_id=SCOPE.user_id, extract_after_idle_s=3600)
+FOLDING = Context(
+    org_id=SCOPE.org_id,
+    user_id=SCOPE.user_id,
+    max_history_tokens=150,
+    extract_after_idle_s=3600,
+    extract_every_turns=99,
+)
+"""A history budget so small that later turns fold, and so end in the `extract` step."""
+TURNS = [f"turn {i}: I keep {i} plants on the balcony " + "and water them " * 6 for i in range(6)]
+
+
+@contextmanager
+def counted_enqueues() -> Iterator[list[str]]:
+    """Every enqueue the agent makes, by form, around the real transaction."""
+    calls: list[str] = []
+    sync, asynchronous = nodes.extract.queue_for_extraction, nodes.extract.aqueue_for_extraction
+
+    def counted(*args: Any) -> None:
+        calls.append("sync")
+        sync(*args)
+
+    async def acounted(*args: Any) -> None:
+        calls.append("async")
+        await asynchronous(*args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(nodes.extract, "queue_for_extraction", counted)
+        patch.setattr(nodes.extract, "aqueue_for_extraction", acounted)
+        yield calls
+
+
+def _steps(chunks: list[dict[str, Any]]) -> list[str]:
+    return [name for chunk in chunks for name in chunk]
+
+
+def test_a_plain_turn_is_two_steps_and_four_checkpoints(
+    pool: ConnectionPool[Any], checkpointer: PostgresSaver, scripted_llm: ScriptedOpenAI
+) -> None:
+    agent = make_graph(checkpointer=checkpointer)
+    config = thread_config("t-plain")
+    with counted_enqueues() as calls:
+        chunks = list(agent.stream(user_turn("hello there"), config, context=PLAIN))
+    assert sorted(_steps(chunks)) == ["call_model", "recall", "trim"]
+    assert len(list(checkpointer.list(config))) == 4  # input, start, recall ∥ trim, reply
+    assert calls == ["sync"]
+    queued = _queued(pool, "t-plain")
+    assert [m["role"] for m in queued["messages"]] == ["user", "assistant"]
+    assert queued["jobs"][0]["turns"] == 1
+    reply = agent.get_state(config).values["messages"][-1]
+    assert queued["messages"][1]["message_id"] == reply.id, "queued as checkpointed"
+
+
+def test_the_enqueue_is_traced_as_extract_inside_the_model_step(
+    pool: ConnectionPool[Any], checkpointer: PostgresSaver, scripted_llm: ScriptedOpenAI
+) -> None:
+    agent = make_graph(checkpointer=checkpointer)
+    tracer = RecordingTracer()
+    agent.invoke(
+        user_turn("hi"), {**thread_config("t-traced"), "callbacks": [tracer]}, context=PLAIN
+    )
+    by_id: dict[str, Run] = {str(r.id): r for r in tracer.finished}
+    [extract] = [r for r in tracer.finished if r.name == "extract"]
+    assert by_id[str(extract.parent_run_id)].name == "call_model"
+
+
+def _sync_turns(agent: Any, thread: str, ctx: Context) -> list[list[str]]:
+    return [
+        _steps(list(agent.stream(user_turn(text), thread_config(thread), context=ctx)))
+        for text in TURNS
+    ]
+
+
+def _async_turns(database_uri: str, thread: str, ctx: Context) -> list[list[str]]:
+    async def scenario() -> list[list[str]]:
+        apool: AsyncConnectionPool[Any] = AsyncConnectionPool(
+            app_uri(database_uri), kwargs=dict(CONNECTION_KWARGS), open=False
+        )
+        await apool.open()
+        saver = AsyncScopedPostgresSaver(apool)
+        saver.scope = SCOPE
+        served = make_graph(checkpointer=saver)
+        config = thread_config(thread)
+        try:
+            turns = [served.astream(user_turn(text), config, context=ctx) for text in TURNS]
+            return [_steps([chunk async for chunk in turn]) for turn in turns]
+        finally:
+            await close_async_pools()
+            await apool.close()
+
+    return asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("form", ["sync", "async"])
+def test_each_turn_is_queued_exactly_once_folding_or_not(
+    form: str,
+    pool: ConnectionPool[Any],
+    database_uri: str,
+    checkpointer: PostgresSaver,
+    scripted_llm: ScriptedOpenAI,
+) -> None:
+    run: Callable[[str, Context], list[list[str]]] = (
+        (lambda thread, ctx: _sync_turns(make_graph(checkpointer=checkpointer), thread, ctx))
+        if form == "sync"
+        else (lambda thread, ctx: _async_turns(database_uri, thread, ctx))
+    )
+    with counted_enqueues() as calls:
+        steps = run("t-folding", FOLDING)
+    folded = [s for s in steps if "summarize" in s]
+    assert folded, "the small history budget made some turns fold"
+    assert all(s[-2:] == ["summarize", "extract"] for s in folded)
+    assert all("extract" not in s for s in steps if "summarize" not in s)
+    assert calls == [form] * len(TURNS)
+    queued = _queued(pool, "t-folding")
+    assert [m["role"] for m in queued["messages"]] == ["user", "assistant"] * len(TURNS)
+    assert queued["jobs"][0]["turns"] == len(TURNS)
