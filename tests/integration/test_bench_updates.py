@@ -54,13 +54,15 @@ def test_offline_recollect_keeps_current_facts_and_drops_stale_ones(
 
 def _label_judge(sequences: list[Case]) -> Any:
     """Answers the judge's question as the set's labels do: the old statement ended when it is
-    stale and the new one is the sequence's last word (or, for `as_of`, the later version)."""
+    stale and the new one is the sequence's latest word in time, wherever it stands in the list
+    (or, for `as_of`, the later version)."""
     ended: set[tuple[str, str]] = set()
     for seq in sequences:
         if seq.as_of is not None:
             ended |= {(old, new) for old in seq.current for new in seq.stale}
-        else:
-            ended |= {(old, seq.statements[-1].text) for old in seq.stale}
+        elif seq.stale:
+            latest = min(seq.statements, key=lambda s: s.days_ago).text
+            ended |= {(old, latest) for old in seq.stale}
 
     def respond(request: JsonDict) -> Reply:
         text = json.dumps(request.get("messages"), ensure_ascii=False)
