@@ -84,6 +84,9 @@ def rank(
     fused = fused_scores(candidates, recipe)
     order = sorted(range(len(candidates)), key=lambda i: (-fused[i], ids[i]))
     relevance = list(fused)
+    # Everything that needs no reranker score comes first: a reranker still encoding the
+    # query in the background finishes meanwhile.
+    decays = [recency(c, now, recipe.half_lives_days.get(c.category)) for c in candidates]
     raw_rerank: dict[int, float] = {}
     if reranks(query, reranker, recipe) and reranker is not None and candidates:
         head = order[: recipe.rerank_limit]
@@ -99,8 +102,7 @@ def rank(
         for i, value in zip(head, blended, strict=True):
             relevance[i] = floor + (1.0 - floor) * value if floor < 1.0 else value
     ranked = []
-    for i, candidate in enumerate(candidates):
-        decay = recency(candidate, now, recipe.half_lives_days.get(candidate.category))
+    for i, (candidate, decay) in enumerate(zip(candidates, decays, strict=True)):
         score = (
             recipe.relevance_weight * relevance[i]
             + recipe.recency_weight * decay

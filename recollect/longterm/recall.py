@@ -267,7 +267,10 @@ def fetch(conn: Connection[Any], plan: RecallPlan) -> Fetched:
     if plan.dense:
         plan.vector_types.register(conn)  # outside the pipeline: the first call looks it up
     with pipelined_scope(conn, plan.scope):
-        cursors = {name: conn.execute(q, params, prepare=p) for name, q, params, p in reads(plan)}
+        cursors = {
+            name: conn.execute(q, params, prepare=p, binary=bool(p))
+            for name, q, params, p in reads(plan)
+        }
     fetched = read_back(plan, {name: cursor.fetchall() for name, cursor in cursors.items()})
     texts = _unloaded_head(plan, fetched)
     if plan.late is not None and texts:  # read what the write path encoded
@@ -284,7 +287,8 @@ async def afetch(conn: AsyncConnection[Any], plan: RecallPlan) -> Fetched:
     settings = scope_settings(plan.scope)
     async with one_trip(conn, settings):
         cursors = {
-            name: await conn.execute(q, params, prepare=p) for name, q, params, p in reads(plan)
+            name: await conn.execute(q, params, prepare=p, binary=bool(p))
+            for name, q, params, p in reads(plan)
         }
     fetched = read_back(plan, {name: await cursor.fetchall() for name, cursor in cursors.items()})
     texts = _unloaded_head(plan, fetched)
@@ -295,7 +299,8 @@ async def afetch(conn: AsyncConnection[Any], plan: RecallPlan) -> Fetched:
 
 
 Read = tuple[str, str, dict[str, Any] | None, bool | None]
-"""A named statement of one recall, its parameters, and whether it is prepared."""
+"""A named statement of one recall, its parameters, and whether it is prepared; a prepared
+read returns binary rows (timestamps, arrays and numbers cost less to load that way)."""
 
 
 def reads(plan: RecallPlan) -> list[Read]:
@@ -457,7 +462,9 @@ def _weighed(
     recency: float = 1.0,
     score: float = 0.0,
 ) -> RecallCandidate:
-    return RecallCandidate(
+    """Built without validation: every value comes typed from the ranking, and a recall weighs
+    about a hundred candidates."""
+    return RecallCandidate.model_construct(
         id=c.id,
         kind=kind,
         text=c.text,
