@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
@@ -31,8 +32,25 @@ class AsyncModelNode(Protocol):
     async def __call__(self, state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]: ...
 
 
+class _Bound:
+    """The model with the step's tools bound, kept while the model stays the same: binding
+    converts every tool's schema, a cost paid once per model instead of once per turn."""
+
+    def __init__(self, tools: Sequence[BaseTool]) -> None:
+        self._tools = list(tools)
+        self._last: tuple[BaseChatModel, Runnable[Any, Any]] | None = None
+
+    def __call__(self, model: BaseChatModel) -> Runnable[Any, Any]:
+        if not self._tools:
+            return model
+        last = self._last
+        if last is None or last[0] is not model:
+            last = self._last = (model, model.bind_tools(self._tools))
+        return last[1]
+
+
 def _turn(
-    state: AgentState, runtime: Runtime[Context], tools: Sequence[BaseTool]
+    state: AgentState, runtime: Runtime[Context], bound: _Bound
 ) -> tuple[Runnable[Any, Any], list[Any], Callable[[Any], dict[str, Any]]]:
     """The model call's plain logic, shared by the sync and async steps: the bound model, the
     prompt, and what turns the reply into the state update.
@@ -48,8 +66,7 @@ def _turn(
     pins = pin_change(state.get("pinned"), fresh)
     view: AgentState = {**state, "pinned": merge_pinned(state.get("pinned"), pins.update)}
     prompt = build_prompt(view, ctx)
-    model = chat_model(ctx.model)
-    runnable = model.bind_tools(list(tools)) if tools else model
+    runnable = bound(chat_model(ctx.model))
 
     def finish(reply: Any) -> dict[str, Any]:
         update: dict[str, Any] = {"messages": [reply], "context_tokens": prompt.tokens}
@@ -70,9 +87,11 @@ def _turn(
 def make_call_model(tools: Sequence[BaseTool] = ()) -> ModelNode:
     """A `call_model` step with `tools` bound (the graph decides which tools the agent has)."""
 
+    bound = _Bound(tools)
+
     def call_model(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         """One model call; the tokens per category go into state for traces and the demo."""
-        runnable, prompt, finish = _turn(state, runtime, tools)
+        runnable, prompt, finish = _turn(state, runtime, bound)
         return finish(runnable.invoke(prompt))
 
     return call_model
@@ -82,8 +101,10 @@ def make_acall_model(tools: Sequence[BaseTool] = ()) -> AsyncModelNode:
     """The async twin of `make_call_model`, for the served API: the model is awaited
     (`ainvoke`), so a slow model holds no thread while it thinks."""
 
+    bound = _Bound(tools)
+
     async def call_model(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
-        runnable, prompt, finish = _turn(state, runtime, tools)
+        runnable, prompt, finish = _turn(state, runtime, bound)
         return finish(await runnable.ainvoke(prompt))
 
     return call_model

@@ -37,7 +37,26 @@ def served_identity(configurable: Mapping[str, Any] | None = None) -> Identity |
 
 
 def identity_of(user: Any) -> Identity | None:
-    """Our `Identity` for a server's user object (None for an unauthenticated one)."""
+    """Our `Identity` for a server's user object (None for an unauthenticated one).
+
+    Remembered per user object: the server's proxy rebuilds a dictionary of the user on every
+    field read, and every checkpoint call and step of a run asks again. The memo holds the
+    object itself, so its id cannot be reused while the entry lives."""
+    seen = _SEEN.get(id(user))
+    if seen is not None and seen[0] is user:
+        return seen[1]
+    found = _identity_of(user)
+    if len(_SEEN) >= _SEEN_LIMIT:
+        _SEEN.clear()
+    _SEEN[id(user)] = (user, found)
+    return found
+
+
+_SEEN: dict[int, tuple[Any, Identity | None]] = {}
+_SEEN_LIMIT = 4096
+
+
+def _identity_of(user: Any) -> Identity | None:
     kind = _field(user, "kind") or type(user).__name__
     if kind == STUDIO_USER_KIND:
         return local_identity()

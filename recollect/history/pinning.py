@@ -263,15 +263,22 @@ def _instructions(text: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for clause in _CLAUSE_SPLIT.split(text):
         clause = _LEAD_IN.sub("", clause.strip()).rstrip(".!;, ")
-        if not clause or len(clause) > 200 or screen(clause):
+        if not clause or len(clause) > 200:
             continue
         for kind, pattern in (("constraint", _CONSTRAINT), ("preference", _PREFERENCE)):
             match = pattern.search(clause)
             if match:
-                # "order 1-A, never call before 9" → the part from the comma before the keyword
-                start = match.start()
-                if clause[start : start + 1] not in _BOUNDARIES:
-                    start = clause.rfind(",", 0, start) + 1
-                found.append((kind, _LEAD_IN.sub("", clause[start:].strip(_BOUNDARIES + " "))))
+                # Screened only once it would be pinned: the screen reads every view of the
+                # text, and most clauses of a turn are neither constraint nor preference.
+                if not screen(clause):
+                    found.append((kind, _pinned_part(clause, match.start())))
                 break
     return found
+
+
+def _pinned_part(clause: str, start: int) -> str:
+    """The pinned part of a clause: in "order 1-A, never call before 9", from the comma
+    before the keyword."""
+    if clause[start : start + 1] not in _BOUNDARIES:
+        start = clause.rfind(",", 0, start) + 1
+    return _LEAD_IN.sub("", clause[start:].strip(_BOUNDARIES + " "))

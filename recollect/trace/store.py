@@ -14,7 +14,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from recollect.store.scope import Scope
-from recollect.store.tenancy import scoped
+from recollect.store.tenancy import SET_SCOPE, scope_settings, scoped
 
 OWNER = "org_id = %(org_id)s AND user_id = %(user_id)s"
 THREAD = f"{OWNER} AND thread_id = %(thread_id)s"
@@ -88,13 +88,17 @@ def _owner(scope: Scope, thread_id: str) -> dict[str, Any]:
 
 
 def write_turns(pool: ConnectionPool[Any], pending: Sequence[PendingTrace]) -> int:
-    """Write turn traces, one transaction per owner (each in its scope); returns rows written."""
+    """Write turn traces in one transaction, each owner's rows under that owner's scope (the
+    scope is transaction-local, so each `SET_SCOPE` holds until the next); returns rows
+    written. One pipelined transaction for the whole batch: under load a batch holds many
+    users' turns, and a transaction per owner cost more than the rows themselves."""
     by_scope: dict[Scope, list[PendingTrace]] = {}
     for item in pending:
         by_scope.setdefault(item.scope, []).append(item)
     written = 0
-    for scope, items in by_scope.items():
-        with scoped(pool, scope) as conn, conn.cursor() as cur:
+    with pool.connection() as conn, conn.transaction(), conn.pipeline(), conn.cursor() as cur:
+        for scope, items in by_scope.items():
+            cur.execute(SET_SCOPE, scope_settings(scope))
             cur.executemany(
                 INSERT_TURN,
                 [{**_owner(scope, i.thread_id), "trace": Jsonb(i.trace)} for i in items],

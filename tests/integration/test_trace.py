@@ -18,10 +18,18 @@ from recollect.extraction.fact_writer import EngineWriter
 from recollect.extraction.worker import Worker, WorkerSettings
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewFact
+from recollect.store.scope import Scope
 from recollect.store.threads import claim_thread
 from recollect.trace.find import story
 from recollect.trace.metrics import summarise
-from recollect.trace.store import TraceRow, memory_counts, thread_traces, traces_since
+from recollect.trace.store import (
+    PendingTrace,
+    TraceRow,
+    memory_counts,
+    thread_traces,
+    traces_since,
+    write_turns,
+)
 from recollect.trace.writer import WRITER
 from state.context import Context
 from tests.support.db import DEFAULT_SCOPE
@@ -232,3 +240,24 @@ def test_metrics_go_onto_the_langsmith_run_when_a_key_is_set(
 
 def _metadata(run: Run) -> dict[str, Any]:
     return dict(run.extra.get("metadata") or {})
+
+
+def test_a_batch_of_many_owners_turns_lands_under_each_owner(pool: ConnectionPool[Any]) -> None:
+    """The writer sends a batch of several users' turns in one transaction: each row is written
+    under its own owner's scope, numbered in its own thread, and read back only by its owner."""
+    owners = [Scope.for_user("org-a", "ana"), Scope.for_user("org-a", "bo"),
+              Scope.for_user("org-b", "ana")]  # fmt: skip
+    for scope in owners:
+        claim_thread(pool, scope, f"{scope.org_id}/{scope.user_id}/chat")
+    batch = [
+        PendingTrace(scope, f"{scope.org_id}/{scope.user_id}/chat", {"n": n, "who": scope.user_id})
+        for n in range(3)
+        for scope in owners
+    ]  # interleaved, as turns of concurrent users arrive
+    assert write_turns(pool, batch) == 9
+    for scope in owners:
+        rows = thread_traces(pool, scope, f"{scope.org_id}/{scope.user_id}/chat")
+        assert [(r.turn, r.trace["n"]) for r in rows] == [(1, 0), (2, 1), (3, 2)]
+        assert {r.trace["who"] for r in rows} == {scope.user_id}
+        foreign = next(o for o in owners if o != scope)
+        assert thread_traces(pool, scope, f"{foreign.org_id}/{foreign.user_id}/chat") == []
