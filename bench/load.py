@@ -5,7 +5,8 @@ checkpointer) plus a stock `MessagesState` graph (`bench/stock_graph.py`), both 
 the offline model, on a throwaway embedded Postgres. At each level, N simulated users (one API
 key and one thread each) send `--turns` messages each through `langgraph_sdk` (`runs.wait`),
 all at once; stock and recollect alternate within each level (`--rounds`, ABBA). Reported
-per level: turns per second (wall clock), p50/p95 latency of one turn, errors, and the peak
+per level: turns per second (wall clock), p50/p95 latency of one turn (and of each turn of a
+thread: every user starts at once, so the first turns arrive together), errors, and the peak
 number of Postgres connections the server held (polled from `pg_stat_activity`).
 `langgraph dev` executes one run at a time unless told otherwise (`--n-jobs-per-worker`), which
 makes any graph's p95 grow with the number of users queued ahead; a deployment runs runs
@@ -136,9 +137,10 @@ async def one_user(
     turns: int,
     latencies: list[float],
     threads: list[tuple[str, str]],
+    by_turn: dict[int, list[float]] | None = None,
 ) -> tuple[int, list[str]]:
     """A user's thread: `turns` messages in a row; returns (ok turns, error lines) and adds
-    (key, thread id) to `threads`."""
+    (key, thread id) to `threads`, and each turn's latency to `by_turn` under its index."""
     client = client_of(url, key)
     errors: list[str] = []
     ok = 0
@@ -161,6 +163,8 @@ async def one_user(
                 errors.append(str(result["__error__"])[:200])
                 continue
             latencies.append((time.perf_counter() - started) * 1000)
+            if by_turn is not None:
+                by_turn.setdefault(turn + 1, []).append(latencies[-1])
             ok += 1
     finally:
         await client.http.client.aclose()
@@ -172,9 +176,13 @@ async def drive(url: str, keys: list[str], assistant: str, turns: int) -> dict[s
     threads are deleted afterwards, outside the timing (see `forget`)."""
     latencies: list[float] = []
     threads: list[tuple[str, str]] = []
+    by_turn: dict[int, list[float]] = {}
     started = time.perf_counter()
     outcomes = await asyncio.gather(
-        *(one_user(url, key, assistant, i, turns, latencies, threads) for i, key in enumerate(keys))
+        *(
+            one_user(url, key, assistant, i, turns, latencies, threads, by_turn)
+            for i, key in enumerate(keys)
+        )
     )
     seconds = time.perf_counter() - started
     await forget(url, threads)
@@ -182,6 +190,7 @@ async def drive(url: str, keys: list[str], assistant: str, turns: int) -> dict[s
         "seconds": seconds,
         "turns": sum(n for n, _ in outcomes),
         "latencies": latencies,
+        "by_turn": by_turn,
         "errors": [line for _, lines in outcomes for line in lines],
     }
 
@@ -206,6 +215,10 @@ def summary(users: int, rounds: list[dict[str, Any]], peak: int) -> dict[str, An
     ok = sum(r["turns"] for r in rounds)
     latencies = [ms for r in rounds for ms in r["latencies"]]
     errors = [line for r in rounds for line in r["errors"]]
+    by_turn: dict[int, list[float]] = {}
+    for r in rounds:
+        for turn, values in r.get("by_turn", {}).items():
+            by_turn.setdefault(turn, []).extend(values)
     return {
         "users": users,
         "turns": ok,
@@ -216,6 +229,14 @@ def summary(users: int, rounds: list[dict[str, Any]], peak: int) -> dict[str, An
         "errors": len(errors),
         "error_samples": errors[:3],
         "peak_pg_connections": peak,
+        "by_turn": [
+            {
+                "turn": turn,
+                "p50_ms": round(percentile(values, 0.50), 1),
+                "p95_ms": round(percentile(values, 0.95), 1),
+            }
+            for turn, values in sorted(by_turn.items())
+        ],
     }
 
 
