@@ -4,8 +4,9 @@ agent beside the stock one-node graph, in one process.
 The served path's pieces without the HTTP server: the platform checkpointer over an async pool,
 the async steps, the default memory engine and the offline model, on a throwaway embedded
 Postgres; a user with no memory. Counts are per turn of one thread, turns 2 and 3 (after the
-thread's first, before retention starts deleting): transactions are pool checkouts, round
-trips the times a pipelined connection waited for the server (`tests/support/round_trips.py`).
+thread's first, before retention starts deleting), plus the round trips of the first turn that
+deletes one: transactions are pool checkouts, round trips the times a pipelined connection
+waited for the server (`tests/support/round_trips.py`).
 CPU is `time.process_time()` over `--users` users of `--turns` turns each, all at once, per turn.
 
     python -m bench.turn_cost --json bench/out/turn_cost.json
@@ -48,6 +49,9 @@ USERS = 16
 TURNS = 5
 COUNTED_TURNS = (1, 2)
 """Turns 2 and 3 of a thread: claimed already, nothing for retention to delete yet."""
+PRUNING = "round trips, pruning turn"
+"""The first turn past retention's window, which deletes the oldest turn as every later one
+does: the steady state of a long thread."""
 
 
 class CountingSaver(PlatformPostgresSaver):
@@ -81,7 +85,9 @@ def counted_checkouts(counts: Counter[str]) -> Iterator[None]:
 async def one_thread(graph: Any, saver: CountingSaver, thread: str) -> dict[str, float]:
     """Per-turn counts over `COUNTED_TURNS` of one thread."""
     totals: Counter[str] = Counter()
-    for turn in range(max(COUNTED_TURNS) + 1):
+    pruning_turn = max(saver.retain, max(COUNTED_TURNS) + 1)
+    pruned = 0
+    for turn in range(pruning_turn + 1):
         saver.counts = Counter()
         counts: Counter[str] = Counter()
         with counted_checkouts(counts), round_trips() as trips:
@@ -96,7 +102,9 @@ async def one_thread(graph: Any, saver: CountingSaver, thread: str) -> dict[str,
             totals.update(counts)
             totals["round trips"] += trips[0]
             totals["node runs"] += sum(len(chunk) for chunk in chunks)
-    return {name: value / len(COUNTED_TURNS) for name, value in totals.items()}
+        if turn == pruning_turn:
+            pruned = trips[0]
+    return {name: value / len(COUNTED_TURNS) for name, value in totals.items()} | {PRUNING: pruned}
 
 
 async def cpu_per_turn(graph: Any, name: str, users: int, turns: int) -> dict[str, float]:
@@ -163,12 +171,13 @@ def main(argv: list[str] | None = None) -> int:
         "write batches",
         "transactions",
         "round trips",
+        PRUNING,
         "cpu_ms_per_turn",
         "wall_ms_per_turn",
     ]
-    print(f"{'per turn':12}" + "".join(f"{c:>18}" for c in columns))
+    print(f"{'per turn':12}" + "".join(f"{c:>{max(18, len(c) + 2)}}" for c in columns))
     for name, row in systems.items():
-        print(f"{name:12}" + "".join(f"{row.get(c, 0):>18}" for c in columns))
+        print(f"{name:12}" + "".join(f"{row.get(c, 0):>{max(18, len(c) + 2)}}" for c in columns))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         result = {"benchmark": "turn_cost", "users": args.users, "turns": args.turns}

@@ -1,10 +1,11 @@
-"""The agent graph: recall ∥ trim → call_model (⇄ tools) → summarize → extract, when a fold
-is due; otherwise recall ∥ trim → call_model (⇄ tools), whose last model step queues the turn.
+"""The agent graph: prepare (recall ∥ trim) → call_model (⇄ tools) → summarize → extract, when
+a fold is due; otherwise prepare → call_model (⇄ tools), whose last model step queues the turn.
 
-Recall and trim touch disjoint parts of the state, so they run as one step (one checkpoint
-fewer per turn, and trim's work overlaps recall's database round trips). For the same reason
-a plain turn has no `extract` step: its one transaction runs in the model's step
-(`nodes.reply`), so the turn is two steps and four checkpoints.
+Recall and trim touch disjoint parts of the state, so they run as one step, `prepare`: one
+checkpoint and one batch of writes fewer per turn than two steps or two parallel tasks, and
+trim's work overlaps recall's database round trip. For the same reason a plain turn has no
+`extract` step: its one transaction runs in the model's step (`nodes.reply`), so the turn is
+two steps and four checkpoints.
 
 `graph` is compiled without a checkpointer or store, as LangGraph Platform and `langgraph dev`
 inject their own; scripts, the CLI and tests call `make_graph` with Postgres persistence.
@@ -27,10 +28,10 @@ from langgraph.store.base import BaseStore
 from graphs.tools import AGENT_TOOLS, memory_tools, tool_node
 from graphs.twin import twin
 from nodes.extract import aextract, extract
+from nodes.prepare import PrepareNode
 from nodes.recall import MemorySource, RecallNode
 from nodes.reply import ends_turn, make_areply, make_reply
 from nodes.summarize import summarize
-from nodes.trim import atrim, trim
 from recollect.history.limits import check_message
 from recollect.longterm.process import process_memory
 from state.agent import AgentInput, AgentState
@@ -49,14 +50,14 @@ def _after_model(state: AgentState, runtime: Runtime[Context]) -> str:
     return "summarize"
 
 
-def _check_input(state: AgentState) -> list[str]:
+def _check_input(state: AgentState) -> str:
     """The turn's entry: the new human messages (after the last reply) must be within the
     size limits, or the run fails with one line before any node, embedder or model runs."""
     for message in reversed(state.get("messages", [])):
         if not isinstance(message, HumanMessage):
             break
         check_message(message.content)
-    return ["recall", "trim"]
+    return "prepare"
 
 
 AgentBuilder = StateGraph[AgentState, Context, AgentInput, AgentState]
@@ -69,15 +70,14 @@ def build(memory: MemorySource, tools: Sequence[BaseTool] = AGENT_TOOLS) -> Agen
         AgentState, context_schema=Context, input_schema=AgentInput
     )
     tools = [*tools, *memory_tools(memory)]
-    recall = RecallNode(memory)
-    graph_builder.add_node("recall", twin("recall", recall, recall.acall))
-    graph_builder.add_node("trim", twin("trim", trim, atrim))
+    prepare = PrepareNode(RecallNode(memory))
+    graph_builder.add_node("prepare", twin("prepare", prepare, prepare.acall))
     graph_builder.add_node("call_model", twin("call_model", make_reply(tools), make_areply(tools)))
     graph_builder.add_node("tools", tool_node(tools))
     graph_builder.add_node("summarize", summarize)
     graph_builder.add_node("extract", twin("extract", extract, aextract))
-    graph_builder.add_conditional_edges(START, _check_input, ["recall", "trim"])
-    graph_builder.add_edge(["recall", "trim"], "call_model")
+    graph_builder.add_conditional_edges(START, _check_input, ["prepare"])
+    graph_builder.add_edge("prepare", "call_model")
     graph_builder.add_conditional_edges("call_model", _after_model, ["tools", "summarize", END])
     graph_builder.add_edge("tools", "call_model")
     graph_builder.add_edge("summarize", "extract")

@@ -14,14 +14,17 @@ travel. These savers keep the newest `retain` turns instead, with the stock prun
 - a kept checkpoint whose parent is deleted is left with no parent (never a dangling pointer),
   and blobs only deleted checkpoints used are deleted.
 
-The prune runs once per turn, when the turn's `input` checkpoint is written. Every statement
-is a named constant below, so row-level security can be reviewed against each one.
+The prune runs once per turn, when the turn's `input` checkpoint is written, in that put's
+transaction: one read (`PLAN_SQL`) that travels with the put, then deletes that need no answer
+and so travel with the commit, so a pruning turn costs no round trip more than any other.
+Every statement is a named constant below, so row-level security can be reviewed against
+each one.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Generator, Mapping
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -36,21 +39,23 @@ DEFAULT_RETENTION = 4
 RETENTION_ENV = "RECOLLECT_CHECKPOINT_RETENTION"
 
 SNAPSHOT_SQL = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"
-TURN_CUTOFF_SQL = """
-SELECT checkpoint_id FROM checkpoints
-WHERE thread_id = %(thread_id)s AND checkpoint_ns = '' AND metadata ->> 'source' = 'input'
-ORDER BY checkpoint_id DESC
-OFFSET %(offset)s LIMIT 1
+PLAN_SQL = """
+SELECT '' AS checkpoint_ns,
+       (SELECT checkpoint_id FROM checkpoints
+        WHERE thread_id = %(thread_id)s AND checkpoint_ns = '' AND metadata ->> 'source' = 'input'
+        ORDER BY checkpoint_id DESC
+        OFFSET %(offset)s LIMIT 1) AS head,
+       NULL AS root
+UNION ALL
+(SELECT DISTINCT ON (checkpoint_ns)
+     checkpoint_ns, checkpoint_id AS head, metadata -> 'parents' ->> '' AS root
+ FROM checkpoints
+ WHERE thread_id = %(thread_id)s AND checkpoint_ns <> ''
+ ORDER BY checkpoint_ns, checkpoint_id DESC)
 """
-"""The `input` checkpoint that starts the oldest kept turn; everything older goes."""
-NAMESPACE_HEADS_SQL = """
-SELECT DISTINCT ON (checkpoint_ns)
-    checkpoint_ns, checkpoint_id AS head, metadata -> 'parents' ->> '' AS root
-FROM checkpoints
-WHERE thread_id = %(thread_id)s AND checkpoint_ns <> ''
-ORDER BY checkpoint_ns, checkpoint_id DESC
-"""
-"""Per subgraph namespace: its latest checkpoint and the root checkpoint its call started from."""
+"""The prune's one read: for the root namespace, the `input` checkpoint that starts the oldest
+kept turn (NULL when the thread has no more turns than are kept); for each subgraph namespace,
+its latest checkpoint and the root checkpoint its call started from."""
 DELETE_NAMESPACE_CHECKPOINTS_SQL = """
 DELETE FROM checkpoints WHERE thread_id = %(thread_id)s AND checkpoint_ns = ANY(%(namespaces)s)
 """
@@ -62,43 +67,41 @@ DELETE_NAMESPACE_BLOBS_SQL = """
 DELETE FROM checkpoint_blobs
 WHERE thread_id = %(thread_id)s AND checkpoint_ns = ANY(%(namespaces)s)
 """
-EXPIRED_SQL = """
-SELECT checkpoint_id FROM checkpoints
-WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(checkpoint_ns)s
-  AND checkpoint_id < %(cutoff)s
-"""
 DELETE_WRITES_SQL = """
 DELETE FROM checkpoint_writes
 WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(checkpoint_ns)s
-  AND checkpoint_id = ANY(%(ids)s)
-"""
-DELETE_CHECKPOINTS_SQL = """
-WITH deleted AS (
-    DELETE FROM checkpoints
-    WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(checkpoint_ns)s
-      AND checkpoint_id = ANY(%(ids)s)
-    RETURNING checkpoint -> 'channel_versions' AS versions
-)
-SELECT DISTINCT v.key AS channel, v.value AS version
-FROM deleted CROSS JOIN LATERAL jsonb_each_text(deleted.versions) AS v
-"""
-"""Deletes the expired checkpoints and returns the blob versions they used."""
-CLEAR_PARENTS_SQL = """
-UPDATE checkpoints SET parent_checkpoint_id = NULL
-WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(checkpoint_ns)s
-  AND parent_checkpoint_id = ANY(%(ids)s)
-"""
-REFERENCED_BLOBS_SQL = """
-SELECT DISTINCT v.key AS channel, v.value AS version
-FROM checkpoints c
-CROSS JOIN LATERAL jsonb_each_text(c.checkpoint -> 'channel_versions') AS v
-WHERE c.thread_id = %(thread_id)s AND c.checkpoint_ns = %(checkpoint_ns)s
+  AND checkpoint_id < %(cutoff)s
 """
 DELETE_BLOBS_SQL = """
 DELETE FROM checkpoint_blobs
 WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(checkpoint_ns)s
-  AND channel = %(channel)s AND version = ANY(%(versions)s)
+  AND (channel, version) IN (
+    SELECT v.key, v.value
+    FROM checkpoints c
+    CROSS JOIN LATERAL jsonb_each_text(c.checkpoint -> 'channel_versions') AS v
+    WHERE c.thread_id = %(thread_id)s AND c.checkpoint_ns = %(checkpoint_ns)s
+      AND c.checkpoint_id < %(cutoff)s
+    EXCEPT
+    SELECT v.key, v.value
+    FROM checkpoints c
+    CROSS JOIN LATERAL jsonb_each_text(c.checkpoint -> 'channel_versions') AS v
+    WHERE c.thread_id = %(thread_id)s AND c.checkpoint_ns = %(checkpoint_ns)s
+      AND c.checkpoint_id >= %(cutoff)s
+  )
 """
+"""The blob versions the expired checkpoints use and no kept one does; it runs before the
+checkpoints' own delete, so both sides are still there to compare."""
+DELETE_CHECKPOINTS_SQL = """
+DELETE FROM checkpoints
+WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(checkpoint_ns)s
+  AND checkpoint_id < %(cutoff)s
+"""
+CLEAR_PARENTS_SQL = """
+UPDATE checkpoints SET parent_checkpoint_id = NULL
+WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(checkpoint_ns)s
+  AND parent_checkpoint_id < %(cutoff)s
+"""
+"""A kept checkpoint whose parent is older than the cutoff has lost it: no dangling pointer."""
 
 _Statements = Generator[tuple[str, Mapping[str, Any], bool], list[DictRow], None]
 
@@ -125,14 +128,15 @@ def _prune_now(config: RunnableConfig, metadata: CheckpointMetadata) -> bool:
 
 def keep_turns(thread_id: str, retain: int) -> _Statements:
     """The statements of one thread's prune, for `_run` and `_arun`; each comes with whether
-    its rows are sent back. They all read one snapshot."""
+    its rows are sent back. They all read one snapshot. Only the plan is waited for: every
+    delete after it needs no answer, so in a pipeline they travel with the commit."""
     base = {"thread_id": thread_id}
     yield SNAPSHOT_SQL, {}, False
-    rows = yield TURN_CUTOFF_SQL, {**base, "offset": retain - 1}, True
-    if not rows:
-        return  # fewer turns than `retain`: nothing to delete
-    cutoff = rows[0]["checkpoint_id"]
-    heads = yield NAMESPACE_HEADS_SQL, base, True
+    plan = yield PLAN_SQL, {**base, "offset": retain - 1}, True
+    cutoff = next((r["head"] for r in plan if r["checkpoint_ns"] == ""), None)
+    if cutoff is None:
+        return  # no more turns than `retain`: nothing to delete
+    heads = [r for r in plan if r["checkpoint_ns"] != ""]
     # A call's namespace has its task id after a ":"; it goes with its (older) root checkpoint.
     calls = [
         h["checkpoint_ns"]
@@ -151,28 +155,8 @@ def keep_turns(thread_id: str, retain: int) -> _Statements:
     cutoffs.update({h["checkpoint_ns"]: h["head"] for h in heads if ":" not in h["checkpoint_ns"]})
     for namespace, oldest_kept in cutoffs.items():
         params = {**base, "checkpoint_ns": namespace, "cutoff": oldest_kept}
-        expired = yield EXPIRED_SQL, params, True
-        if not expired:
-            continue
-        ids = [r["checkpoint_id"] for r in expired]
-        yield DELETE_WRITES_SQL, {**params, "ids": ids}, False
-        freed = yield DELETE_CHECKPOINTS_SQL, {**params, "ids": ids}, True
-        yield CLEAR_PARENTS_SQL, {**params, "ids": ids}, False
-        referenced = yield REFERENCED_BLOBS_SQL, params, True
-        for channel, versions in garbage_blobs(freed, referenced).items():
-            yield DELETE_BLOBS_SQL, {**params, "channel": channel, "versions": versions}, False
-
-
-def garbage_blobs(
-    freed: Sequence[Mapping[str, Any]], referenced: Sequence[Mapping[str, Any]]
-) -> dict[str, list[str]]:
-    """Blob versions a deleted checkpoint used and no kept one does, by channel."""
-    kept = {(r["channel"], r["version"]) for r in referenced}
-    garbage: dict[str, list[str]] = {}
-    for r in freed:
-        if (r["channel"], r["version"]) not in kept:
-            garbage.setdefault(r["channel"], []).append(r["version"])
-    return garbage
+        for sql in (DELETE_WRITES_SQL, DELETE_BLOBS_SQL, DELETE_CHECKPOINTS_SQL, CLEAR_PARENTS_SQL):
+            yield sql, params, False
 
 
 def _run(cur: Cursor[DictRow], statements: _Statements) -> None:

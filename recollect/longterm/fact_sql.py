@@ -190,11 +190,15 @@ COPY_FACT_TYPES = (
 # --- the read path -------------------------------------------------------------------------
 
 
+CANDIDATE_COLUMNS = FACT_COLUMNS.replace("metadata", "metadata::text AS metadata")
+"""A candidate's columns, `metadata` as its JSON text: a recall reads about a hundred
+candidates and shows a handful, so only the shown ones pay to parse it (`shown_row`)."""
+
 _EPISODE_AS_FACT = (
     "id::text AS id, org_id, user_id, session_id, 'event' AS category, NULL::text AS subject, "
     "summary AS text, 1.0::real AS confidence, source_ids, occurred_at AS learned_at, "
     "occurred_at AS last_reinforced_at, NULL::text AS superseded_by, deleted_at, "
-    "NULL::timestamptz AS valid_to, metadata"
+    "NULL::timestamptz AS valid_to, metadata::text AS metadata"
 )
 """Episodes rank like events that are as certain as the record of them."""
 
@@ -206,7 +210,7 @@ _DENSE = f"""
     ORDER BY similarity DESC
     LIMIT %(dense_limit)s
 )
-SELECT 'fact' AS kind, {FACT_COLUMNS}, top.similarity
+SELECT 'fact' AS kind, {CANDIDATE_COLUMNS}, top.similarity
 FROM top JOIN facts USING (id))
 UNION ALL
 (SELECT 'episode' AS kind, {_EPISODE_AS_FACT}, 1 - (embedding <=> %(vector)s::vector) AS similarity
@@ -246,7 +250,7 @@ DENSE_AS_OF = {
 """What was true at `%(as_of)s`: history is not in the covering index, so a heap scan."""
 
 _LEXICAL = f"""
-(SELECT 'fact' AS kind, {FACT_COLUMNS}, ts_rank(search, q) AS lexical_score
+(SELECT 'fact' AS kind, {CANDIDATE_COLUMNS}, ts_rank(search, q) AS lexical_score
 FROM facts, (SELECT {OR_QUERY} AS q) AS terms
 WHERE {{scope}} AND {{live}} AND {TENANT_MATCH}
 ORDER BY lexical_score DESC

@@ -30,7 +30,13 @@ from recollect.longterm.profile import (
     read_profile,
     update_profile,
 )
-from recollect.longterm.recall import afetch, dense_found, plan_recall
+from recollect.longterm.recall import (
+    afetch,
+    dense_found,
+    finishes_lightly,
+    plan_recall,
+    plans_lightly,
+)
 from recollect.longterm.recall import finish as finish_recall
 from recollect.longterm.recall import recall as recall_scope
 from recollect.longterm.recipe import NO_FLOOR, RecallRecipe
@@ -47,7 +53,7 @@ from recollect.longterm.rerankers import Reranker, late_interaction_of
 from recollect.longterm.subjects import infer_subject, is_multi_valued, normalise_subject
 from recollect.longterm.supersession import ContradictionJudge, Neighbour, decide
 from recollect.longterm.vectors import Vector, VectorTypes, checked, embed_texts, literal
-from recollect.store.offload import offloaded
+from recollect.store.offload import offloaded, offloaded_unless_light
 from recollect.store.schema.long_term import MAX_ID_LENGTH
 from recollect.store.scope import Scope, ScopeKind
 from recollect.store.tenancy import scoped
@@ -506,8 +512,9 @@ class LongTermMemory:
     ) -> Recollection:
         """`recall` for an event loop, as a turn on the served API asks it: the SQL is awaited
         on `apool` (the same database as `pool`), and the CPU work (embedding the query,
-        reranking) runs on the bounded executor. Plan, the presence probe and finish are
-        `recall`'s own."""
+        reranking) runs on the bounded executor; a plan that embeds nothing and a finish with
+        nothing to rank stay on the loop. Plan, the presence probe and finish are `recall`'s
+        own."""
         scope_params(scope)
         planner = partial(
             plan_recall,
@@ -521,14 +528,15 @@ class LongTermMemory:
             reranker=self.reranker,
             presence=self._presence,
         )
-        plan = await offloaded(planner)
+        light = plans_lightly(scope, query, self.recipe, self.embedder, self._presence)
+        plan = await offloaded_unless_light(light, planner)
         async with apool.connection() as conn:
             fetched = await afetch(conn, plan)
         if dense_found(plan, fetched, self._presence):
             plan = await offloaded(planner)
             async with apool.connection() as conn:
                 fetched = await afetch(conn, plan)
-        return await offloaded(finish_recall, plan, fetched)
+        return await offloaded_unless_light(finishes_lightly(fetched), finish_recall, plan, fetched)
 
 
 def _is_uuid(text: str) -> bool:

@@ -9,6 +9,7 @@ anything (`presence`), until a scope is known to hold embedded memory.
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import re
@@ -173,6 +174,44 @@ def dense_found(plan: RecallPlan, fetched: Fetched, presence: DensePresence | No
     return plan.probe and presence is not None and presence.answered(plan.scope, fetched.present)
 
 
+def probes(
+    scope: Scope,
+    query: str,
+    recipe: RecallRecipe,
+    embedder: Embeddings | None,
+    query_embedding: Sequence[float] | None,
+    presence: DensePresence | None,
+) -> bool:
+    """Whether a plan probes for embedded memory instead of embedding the query: a scope the
+    process does not know to hold any, when the recipe searches by meaning."""
+    return (
+        presence is not None
+        and embedder is not None
+        and query_embedding is None
+        and Method.DENSE in recipe.methods
+        and bool(query.strip())
+        and not presence.known(scope)
+    )
+
+
+def plans_lightly(
+    scope: Scope,
+    query: str,
+    recipe: RecallRecipe,
+    embedder: Embeddings | None,
+    presence: DensePresence | None,
+) -> bool:
+    """Whether planning embeds nothing (no embedder, or a probe): then it is a few
+    microseconds of argument checks, cheaper on the caller's thread than a hop to an executor."""
+    return embedder is None or probes(scope, capped_query(query), recipe, embedder, None, presence)
+
+
+def finishes_lightly(fetched: Fetched) -> bool:
+    """Whether finishing ranks nothing (no candidates, so no reranker runs): the profile alone
+    is cheap enough for the caller's thread."""
+    return not fetched.facts and not fetched.episodes
+
+
 def plan_recall(
     scope: Scope,
     query: str,
@@ -199,14 +238,7 @@ def plan_recall(
     probes instead (embedding is most of a served turn's CPU, and every new user has none).
     """
     query = capped_query(query)  # the embedder's window bounds the lexical and rerank sides too
-    probe = (
-        presence is not None
-        and embedder is not None
-        and query_embedding is None
-        and Method.DENSE in recipe.methods
-        and bool(query.strip())
-        and not presence.known(scope)
-    )
+    probe = probes(scope, query, recipe, embedder, query_embedding, presence)
     if probe:
         embedder = None
     limit = recipe.k if k is None else k
@@ -413,7 +445,7 @@ def finish(plan: RecallPlan, fetched: Fetched) -> Recollection:
         if kind == "fact":
             chosen_facts.append(
                 RecalledFact(
-                    fact=StoredFact.model_validate(fact_rows[c.id]),
+                    fact=StoredFact.model_validate(shown_row(fact_rows[c.id])),
                     score=r.score,
                     similarity=c.similarity,
                     lexical=c.lexical_score,
@@ -434,14 +466,31 @@ def finish(plan: RecallPlan, fetched: Fetched) -> Recollection:
                     recency=r.recency,
                 )
             )
-    return Recollection(
+    found = Recollection(
         profile=tuple(kept_profile),
         facts=tuple(chosen_facts),
         episodes=tuple(chosen_episodes),
         tokens=used,
-        candidates=tuple(_explained(kind, r, dropped.get(r.id)) for kind, r in ranked)
-        + tuple(_below_floor(kind, c) for kind, c in floored),
     )
+    return found.weighed_by(partial(_weigh_all, ranked, dropped, floored))
+
+
+def _weigh_all(
+    ranked: Sequence[tuple[str, Ranked]],
+    dropped: dict[str, str],
+    floored: Sequence[tuple[str, Candidate]],
+) -> tuple[RecallCandidate, ...]:
+    """Every candidate as a trace shows it: the ranked ones best first, then the floored."""
+    return tuple(_explained(kind, r, dropped.get(r.id)) for kind, r in ranked) + tuple(
+        _below_floor(kind, c) for kind, c in floored
+    )
+
+
+def shown_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A candidate's row as a fact is built from: its metadata parsed from the JSON text the
+    candidate statements return (see `fact_sql.CANDIDATE_COLUMNS`)."""
+    metadata = row["metadata"]
+    return {**row, "metadata": json.loads(metadata) if isinstance(metadata, str) else metadata}
 
 
 def _explained(kind: str, r: Ranked, dropped: str | None) -> RecallCandidate:

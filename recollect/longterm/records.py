@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 FACT_SCHEMA_VERSION = 1
 
@@ -178,5 +180,27 @@ class Recollection(BaseModel):
     episodes: tuple[RecalledEpisode, ...] = ()
     tokens: int = 0
     """Approximate tokens of everything returned; never above the requested budget."""
-    candidates: tuple[RecallCandidate, ...] = ()
-    """Every ranked candidate, best first, with why it was kept or dropped (for traces)."""
+    _weigh: Callable[[], tuple[RecallCandidate, ...]] | None = PrivateAttr(default=None)
+
+    @cached_property
+    def candidates(self) -> tuple[RecallCandidate, ...]:
+        """Every ranked candidate, best first, with why it was kept or dropped (for traces).
+        Built on first read: a recall weighs about a hundred, and most callers never ask."""
+        return self._weigh() if self._weigh is not None else ()
+
+    def weighed_by(self, weigh: Callable[[], tuple[RecallCandidate, ...]]) -> Recollection:
+        """This recollection, its `candidates` to be built by `weigh` when first read."""
+        self._weigh = weigh
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when everything returned is, candidates included; not how they are built."""
+        if not isinstance(other, Recollection):
+            return NotImplemented
+        return self._compared() == other._compared()
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
+
+    def _compared(self) -> tuple[Any, ...]:
+        return (self.profile, self.facts, self.episodes, self.tokens, self.candidates)

@@ -51,3 +51,26 @@ async def offloaded(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     context = contextvars.copy_context()
     loop = asyncio.get_running_loop()
     return await loop.run_in_executor(_shared(), lambda: context.run(fn, *args, **kwargs))
+
+
+_warm: set[str] = set()
+"""The functions that have run once on the executor: their lazy loads (models, tokenizers,
+files) are done, so a light call of theirs no longer blocks the loop."""
+
+
+async def offloaded_unless_light(
+    light: bool, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs
+) -> T:
+    """`offloaded`, except that a call its caller knows to be light (microseconds of Python)
+    runs on the loop, saving the executor hop, once `fn` has run on the executor before."""
+    name = _name_of(fn)
+    if light and name in _warm:
+        return fn(*args, **kwargs)
+    result = await offloaded(fn, *args, **kwargs)
+    _warm.add(name)
+    return result
+
+
+def _name_of(fn: Callable[..., object]) -> str:
+    inner = getattr(fn, "func", fn)  # a functools.partial names its function
+    return f"{getattr(inner, '__module__', '')}.{getattr(inner, '__qualname__', repr(inner))}"

@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
+from recollect.longterm import facts
 from recollect.longterm.records import FactCategory, NewFact
+from recollect.store import offload
 from recollect.store.apool import close_async_pools, shared_async_pool
 from recollect.store.scope import Scope
 from tests.support.memory import memory_over
@@ -108,3 +110,58 @@ def test_the_presence_check_travels_with_the_fetch(
     assert len(scripted_llm.embedding_requests) == before
     assert asyncio.run(served(ANA)) == (1, 1)  # known in this process
     assert asyncio.run(served(ANA_SESSION)) == (2, 1)
+
+
+def test_a_served_recall_leaves_the_loop_only_for_work(
+    pool: ConnectionPool[Any], scripted_llm: ScriptedOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scope with no embedded memory plans and finishes on the loop (once a first call has
+    loaded what they use, off it): no embedding, nothing to rank. One with memory embeds and
+    ranks on the executor."""
+    hops: list[str] = []
+    offloaded = offload.offloaded
+
+    async def counted(fn: Any, *args: Any, **kwargs: Any) -> Any:
+        hops.append(getattr(fn, "__name__", getattr(getattr(fn, "func", None), "__name__", "")))
+        return await offloaded(fn, *args, **kwargs)
+
+    monkeypatch.setattr(offload, "offloaded", counted)
+    monkeypatch.setattr(facts, "offloaded", counted)
+    memory = memory_over(pool, scripted_llm)
+    memory.remember(
+        ANA, NewFact(text="Ana keeps tomatoes on her roof", category=FactCategory.PREFERENCE)
+    )
+    memory.recall(ANA, "tomatoes roof")  # the process now knows Ana holds embedded memory
+
+    async def served(scope: Scope) -> int:
+        apool = await shared_async_pool(pool)
+        try:
+            return len((await memory.arecall(apool, scope, "tomatoes roof")).facts)
+        finally:
+            await close_async_pools()
+
+    assert asyncio.run(served(BEN)) == 0  # a first call loads what planning needs, off the loop
+    hops.clear()
+    assert asyncio.run(served(BEN)) == 0
+    assert hops == [], "nothing to embed or rank: no hop off the loop"
+    assert asyncio.run(served(ANA)) == 1
+    assert hops == ["plan_recall", "finish"], "embedding and ranking run on the executor"
+
+
+def test_a_recalled_fact_keeps_its_metadata(
+    pool: ConnectionPool[Any], scripted_llm: ScriptedOpenAI
+) -> None:
+    """Candidates carry their metadata as JSON text; the facts a recall shows parse it back."""
+    memory = memory_over(pool, scripted_llm)
+    metadata = {"source": "import", "tags": ["garden", "roof"], "weight": 2}
+    memory.remember(
+        ANA,
+        NewFact(
+            text="Ana keeps tomatoes on her roof",
+            category=FactCategory.PREFERENCE,
+            metadata=metadata,
+        ),
+    )
+    for query in ("tomatoes roof", "tomatoes"):  # the dense and the lexical statement
+        (found,) = memory.recall(ANA, query).facts
+        assert found.fact.metadata == metadata

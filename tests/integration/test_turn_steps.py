@@ -70,8 +70,8 @@ def test_a_plain_turn_is_two_steps_and_four_checkpoints(
     config = thread_config("t-plain")
     with counted_enqueues() as calls:
         chunks = list(agent.stream(user_turn("hello there"), config, context=PLAIN))
-    assert sorted(_steps(chunks)) == ["call_model", "recall", "trim"]
-    assert len(list(checkpointer.list(config))) == 4  # input, start, recall ∥ trim, reply
+    assert sorted(_steps(chunks)) == ["call_model", "prepare"]
+    assert len(list(checkpointer.list(config))) == 4  # input, start, prepare, reply
     assert calls == ["sync"]
     queued = _queued(pool, "t-plain")
     assert [m["role"] for m in queued["messages"]] == ["user", "assistant"]

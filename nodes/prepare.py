@@ -1,0 +1,44 @@
+"""A turn's first step: long-term recall and the history trim, side by side in one step.
+
+Recall writes only `recalled`; trim writes the history's fields (`messages`, pins, what is
+left to fold). With nothing in common, one step serves both: on the served path that is one
+task and one batch of checkpoint writes fewer per turn than two parallel steps, and trim's
+CPU runs while recall waits on its database round trip.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from nodes.recall import RecallNode
+from nodes.trim import atrim, trim
+from state.agent import AgentState
+from state.context import Context
+
+
+class PrepareNode:
+    """Recall (bound to its memory source) and trim, as one step with two forms."""
+
+    def __init__(self, recall: RecallNode) -> None:
+        self._recall = recall
+
+    def __call__(self, state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+        return _together(self._recall(state, runtime), trim(state, runtime))
+
+    async def acall(self, state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+        """Recall's SQL is in flight while trim computes the window on the loop."""
+        recalled, trimmed = await asyncio.gather(
+            self._recall.acall(state, runtime), atrim(state, runtime)
+        )
+        return _together(recalled, trimmed)
+
+
+def _together(recalled: dict[str, Any], trimmed: dict[str, Any]) -> dict[str, Any]:
+    """One update from both; a field both wrote would lose one of them, so it is refused."""
+    shared = recalled.keys() & trimmed.keys()
+    if shared:
+        raise RuntimeError(f"recall and trim both wrote {sorted(shared)}")
+    return {**trimmed, **recalled}
