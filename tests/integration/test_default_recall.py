@@ -183,6 +183,14 @@ def test_a_fact_the_profile_carries_is_not_recalled_again(memory: LongTermMemory
     assert [f.fact.id for f in tight.facts] == [fact_id]
 
 
+def test_a_dumped_recollection_lists_its_candidates(memory: LongTermMemory) -> None:
+    load_facts(memory)
+    found = memory.recall(LENA, "Where does Lena live?", now=NOW)
+    dumped = found.model_dump(mode="json")
+    assert dumped["candidates"]
+    assert [c["id"] for c in dumped["candidates"]] == [c.id for c in found.candidates]
+
+
 def test_encodings_are_stored_after_the_write_commits(memory: LongTermMemory) -> None:
     result = memory.remember(LENA, NewFact(text="I keep bees on the roof", category="event"))
     late = late_interaction_of(memory.reranker)
