@@ -51,6 +51,7 @@ from langchain_core.embeddings import Embeddings
 from recollect.longterm.configured import DEFAULT_RERANK_LIMIT
 from recollect.longterm.embeddings import embed_texts, embeddings_name, init_embeddings
 from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.recall import RELEVANCE_FLOOR_ATTRIBUTE
 from recollect.longterm.recipe import NO_FLOOR, Method, RecallRecipe
 from recollect.longterm.records import FactCategory, NewFact
 from recollect.longterm.rerankers import (
@@ -146,11 +147,13 @@ def load(path: Path) -> list[Conversation]:
 
 
 class PrecomputedEmbeddings(Embeddings):
-    """Serves vectors computed up front, so timing a search never includes the model."""
+    """Serves vectors computed up front, so timing a search never includes the model; keeps
+    the model's measured relevance floor, which recall reads from the embedder."""
 
     def __init__(self, vectors: dict[str, list[float]], fallback: Embeddings) -> None:
         self.vectors = vectors
         self.fallback = fallback
+        self.relevance_floor = getattr(fallback, RELEVANCE_FLOOR_ATTRIBUTE, None)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         missing = [t for t in texts if t not in self.vectors]
