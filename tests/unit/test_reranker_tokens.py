@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 import pytest
 
-from recollect.longterm.rerankers import _COLBERT, _CROSS_ENCODER, _OnnxModel
+from recollect.longterm.rerankers import _COLBERT, _CROSS_ENCODER, _OnnxModel, _pair
 
 
 class _BatchesCounted:
@@ -44,3 +45,35 @@ def test_one_input_is_tokenized_alone_and_reads_the_same(
     assert counted.batch_sizes == [2]
     assert np.array_equal(alone_mask[0], batched_mask[0])
     assert np.allclose(alone[0], batched[0], atol=1e-4)
+
+
+@lru_cache(maxsize=2)
+def _model(name: str) -> _OnnxModel:
+    return _OnnxModel(name, 32)
+
+
+TEXTS = [
+    "",
+    "Wo wohnt Ana jetzt?",
+    "安娜现在住在哪里\uff1f",
+    "Где живёт Анна?",
+    "مرحبا كيف حالك",
+    "🎻 cello 🎻",
+    "ana@example.com +351 912 345 678",
+    "zero\u200bwidth\u200bjoined",
+    "x" * 5000,
+]
+
+
+@pytest.mark.parametrize("name", [_COLBERT, _CROSS_ENCODER])
+@pytest.mark.parametrize("text", TEXTS)
+def test_alone_a_text_gets_the_tokens_a_batch_gives_it(name: str, text: str) -> None:
+    model = _model(name)
+    for item in (text, ("Where does Ana live?", text)):
+        alone = model.tokenizer.encode(*_pair(item))
+        batched = model.tokenizer.encode_batch([item])[0]
+        assert (alone.ids, alone.attention_mask, alone.type_ids) == (
+            batched.ids,
+            batched.attention_mask,
+            batched.type_ids,
+        )
