@@ -109,6 +109,7 @@ class RecallNode:
 
     def __init__(self, source: MemorySource) -> None:
         self._source = source
+        self._opened: LongTermMemory | None = None
 
     def __call__(self, state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         query = latest_user_text(list(state.get("messages", [])))
@@ -127,6 +128,16 @@ class RecallNode:
     def _engine(self) -> LongTermMemory | None:
         source = self._source
         return source() if callable(source) else source
+
+    async def _aengine(self) -> LongTermMemory | None:
+        """The engine: a source that opens one blocks, so its first answer is fetched off the
+        loop and kept (a hop to the executor on every turn cost every turn a queue wait)."""
+        source = self._source
+        if not callable(source):
+            return source
+        if self._opened is None:
+            self._opened = await offloaded(source)
+        return self._opened
 
     def recollect(self, state: AgentState, runtime: Runtime[Context]) -> Recollection | None:
         """The engine's recall for the latest user message; None without memory or query."""
@@ -149,9 +160,8 @@ class RecallNode:
         """The async twin: the engine's SQL is awaited on an async pool; embedding and
         reranking run on the bounded executor, off the server's event loop. Without an engine
         (a store, or nothing) the sync form runs on that executor."""
-        source = self._source
-        try:  # opening the process's engine blocks, once
-            engine = await offloaded(source) if callable(source) else source
+        try:
+            engine = await self._aengine()
         except (psycopg.Error, RecollectError) as exc:
             log.warning("recall failed (%s); answering without long-term memory", exc)
             engine = None

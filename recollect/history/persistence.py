@@ -8,11 +8,14 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import CheckpointTuple
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from recollect.history.owned_checkpoints import AsyncScopedPostgresSaver, ScopedPostgresSaver
 from recollect.history.retention import retention_from_env
+from recollect.store.heap import settle_heap
 from recollect.store.liveness import acheck_connection
 from recollect.store.migrations import prepare
 from recollect.store.pool import install_process_pool
@@ -91,7 +94,12 @@ DELETE_CHECKPOINTS_FOR_RUNS = "DELETE FROM checkpoints WHERE metadata->>'run_id'
 class PlatformPostgresSaver(AsyncScopedPostgresSaver):
     """The retaining async saver plus `adelete_for_runs`, which the LangGraph server needs for
     `multitask_strategy="rollback"` (how the `memory` graph is debounced). Blobs are shared
-    between checkpoints and are left in place."""
+    between checkpoints and are left in place. The first run's state read settles the
+    process's heap (`store.heap`): by then the server has loaded every graph."""
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        settle_heap()
+        return await super().aget_tuple(config)
 
     async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
         params = {"run_ids": [str(run_id) for run_id in run_ids]}

@@ -6,6 +6,7 @@ the served path one round trip each."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -267,3 +268,42 @@ def test_the_served_enqueue_and_recall_are_one_round_trip_each(pool: ConnectionP
 
     assert asyncio.run(scenario()) == [1, 1, 1, 1]
     assert _queued(pool, "t-trips")["jobs"][0]["turns"] == 2
+
+
+def test_the_served_recall_opens_its_engine_once_off_the_loop(
+    pool: ConnectionPool[Any], database_uri: str, scripted_llm: ScriptedOpenAI
+) -> None:
+    opened: list[bool] = []
+    engine = configured_memory(pool)
+    ingest(engine, ANA)
+
+    def process_engine() -> Any:  # a source that blocks, as `process_memory` does once
+        opened.append(threading.current_thread() is threading.main_thread())
+        return engine
+
+    async def scenario() -> list[list[str]]:
+        apool: AsyncConnectionPool[Any] = AsyncConnectionPool(
+            app_uri(database_uri), kwargs=dict(CONNECTION_KWARGS), open=False
+        )
+        await apool.open()
+        saver = AsyncScopedPostgresSaver(apool)
+        saver.scope = ANA
+        served = make_graph(checkpointer=saver, memory=process_engine)
+        ctx = Context(org_id=ANA.org_id, user_id=ANA.user_id)
+        try:
+            return [
+                [
+                    item["text"]
+                    for item in (
+                        await served.ainvoke(user_turn(text), thread_config("t-open"), context=ctx)
+                    )["recalled"]
+                ]
+                for text in ("what is Ana's cat called?", "the cat, Pixel?", "and her cat?")
+            ]
+        finally:
+            await close_async_pools()
+            await apool.close()
+
+    recalled = asyncio.run(scenario())
+    assert all(any("Pixel" in text for text in texts) for texts in recalled)
+    assert opened == [False]  # asked once, on a thread other than the loop's
