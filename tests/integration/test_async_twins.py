@@ -17,11 +17,9 @@ from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from graphs.agent import make_graph, thread_config, user_turn
 from recollect.extraction import queue as jobs
-from recollect.history.owned_checkpoints import AsyncScopedPostgresSaver
 from recollect.longterm.configured import configured_memory
 from recollect.store.apool import close_async_pools, shared_async_pool
 from recollect.store.liveness import acheck_connection, check_connection, quiet
-from recollect.store.roles import app_uri
 from recollect.store.server import CONNECTION_KWARGS
 from state.context import Context
 from tests.integration.test_engine_recall import ANA, BEN, NOW, ingest
@@ -29,6 +27,7 @@ from tests.support.db import DEFAULT_SCOPE, all_rows, superuser_conninfo
 from tests.support.langgraph_dev import free_port
 from tests.support.round_trips import round_trips
 from tests.support.scripted_openai import ScriptedOpenAI
+from tests.support.served_saver import served_saver
 
 SCOPE = DEFAULT_SCOPE
 M = jobs.BufferedMessage
@@ -137,23 +136,14 @@ def test_the_agent_queues_and_answers_the_same_sync_and_async(
     ]
 
     async def scenario() -> list[str]:
-        apool: AsyncConnectionPool[Any] = AsyncConnectionPool(
-            app_uri(database_uri), kwargs=dict(CONNECTION_KWARGS), open=False
-        )
-        await apool.open()
-        saver = AsyncScopedPostgresSaver(apool)
-        saver.scope = SCOPE
-        served = make_graph(checkpointer=saver)
-        try:
+        async with served_saver(database_uri, SCOPE) as saver:
+            served = make_graph(checkpointer=saver)
             return [
                 (await served.ainvoke(user_turn(text), thread_config("t-async"), context=ctx))[
                     "messages"
                 ][-1].text
                 for text in CONVERSATION
             ]
-        finally:
-            await close_async_pools()
-            await apool.close()
 
     async_replies = asyncio.run(scenario())
     assert async_replies == sync_replies
@@ -282,15 +272,10 @@ def test_the_served_recall_opens_its_engine_once_off_the_loop(
         return engine
 
     async def scenario() -> list[list[str]]:
-        apool: AsyncConnectionPool[Any] = AsyncConnectionPool(
-            app_uri(database_uri), kwargs=dict(CONNECTION_KWARGS), open=False
-        )
-        await apool.open()
-        saver = AsyncScopedPostgresSaver(apool)
-        saver.scope = ANA
-        served = make_graph(checkpointer=saver, memory=process_engine)
-        ctx = Context(org_id=ANA.org_id, user_id=ANA.user_id)
-        try:
+        async with served_saver(database_uri, ANA) as saver:
+            served = make_graph(checkpointer=saver, memory=process_engine)
+            ctx = Context(org_id=ANA.org_id, user_id=ANA.user_id)
+            asked = ("what is Ana's cat called?", "the cat, Pixel?", "and her cat?")
             return [
                 [
                     item["text"]
@@ -298,11 +283,8 @@ def test_the_served_recall_opens_its_engine_once_off_the_loop(
                         await served.ainvoke(user_turn(text), thread_config("t-open"), context=ctx)
                     )["recalled"]
                 ]
-                for text in ("what is Ana's cat called?", "the cat, Pixel?", "and her cat?")
+                for text in asked
             ]
-        finally:
-            await close_async_pools()
-            await apool.close()
 
     recalled = asyncio.run(scenario())
     assert all(any("Pixel" in text for text in texts) for texts in recalled)

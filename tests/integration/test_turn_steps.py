@@ -12,19 +12,16 @@ from typing import Any
 import pytest
 from langchain_core.tracers.schemas import Run
 from langgraph.checkpoint.postgres import PostgresSaver
-from psycopg_pool import AsyncConnectionPool, ConnectionPool
+from psycopg_pool import ConnectionPool
 
 import nodes.extract
 from graphs.agent import make_graph, thread_config, user_turn
-from recollect.history.owned_checkpoints import AsyncScopedPostgresSaver
-from recollect.store.apool import close_async_pools
-from recollect.store.roles import app_uri
-from recollect.store.server import CONNECTION_KWARGS
 from state.context import Context
 from tests.integration.test_async_twins import _queued
 from tests.integration.test_trace import RecordingTracer
 from tests.support.db import DEFAULT_SCOPE
 from tests.support.scripted_openai import ScriptedOpenAI
+from tests.support.served_saver import served_saver
 
 SCOPE = DEFAULT_SCOPE
 PLAIN = Context(org_id=SCOPE.org_id, user_id=SCOPE.user_id, extract_after_idle_s=3600)
@@ -102,20 +99,11 @@ def _sync_turns(agent: Any, thread: str, ctx: Context) -> list[list[str]]:
 
 def _async_turns(database_uri: str, thread: str, ctx: Context) -> list[list[str]]:
     async def scenario() -> list[list[str]]:
-        apool: AsyncConnectionPool[Any] = AsyncConnectionPool(
-            app_uri(database_uri), kwargs=dict(CONNECTION_KWARGS), open=False
-        )
-        await apool.open()
-        saver = AsyncScopedPostgresSaver(apool)
-        saver.scope = SCOPE
-        served = make_graph(checkpointer=saver)
-        config = thread_config(thread)
-        try:
+        async with served_saver(database_uri, SCOPE) as saver:
+            served = make_graph(checkpointer=saver)
+            config = thread_config(thread)
             turns = [served.astream(user_turn(text), config, context=ctx) for text in TURNS]
             return [_steps([chunk async for chunk in turn]) for turn in turns]
-        finally:
-            await close_async_pools()
-            await apool.close()
 
     return asyncio.run(scenario())
 
