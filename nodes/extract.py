@@ -1,8 +1,9 @@
 """Queue the turn for the background memory job; the reply never waits for extraction.
 
-The node's only work is one short transaction: buffer the thread's new messages and
-(re)schedule its debounced job. The worker (`recollect worker`, the CLI's background thread,
-or the `memory` graph on LangGraph Platform) does the extraction later.
+The node's only work is one short transaction: buffer the thread's new messages (those after
+`queued_through`, the newest an earlier turn queued) and (re)schedule its debounced job. The
+worker (`recollect worker`, the CLI's background thread, or the `memory` graph on LangGraph
+Platform) does the extraction later.
 """
 
 from __future__ import annotations
@@ -45,19 +46,23 @@ def _queued(state: AgentState, runtime: Runtime[Context]) -> Queued | None:
         return None
     # `unfolded` too: a message trimmed in this very turn (or whose middle was cut, kept as
     # excerpts) would otherwise never reach extraction; the queue skips ids it has seen.
-    messages = buffered([*state.get("unfolded", []), *state.get("messages", [])])
+    messages = after_queued(
+        buffered([*state.get("unfolded", []), *state.get("messages", [])]),
+        state.get("queued_through"),
+    )
     return Queued(ctx, thread_id, messages) if messages else None
 
 
 def extract(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Record a job for this thread, in one short transaction."""
     queued = _queued(state, runtime)
-    if queued is not None:
-        try:
-            queue_for_extraction(*queued)
-        except QueueUnavailableError as exc:
-            _unqueued(exc)
-    return {}
+    if queued is None:
+        return {}
+    try:
+        queue_for_extraction(*queued)
+    except QueueUnavailableError as exc:
+        return _unqueued(exc)
+    return _marked(queued)
 
 
 async def aextract(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -65,17 +70,35 @@ async def aextract(state: AgentState, runtime: Runtime[Context]) -> dict[str, An
     if tracing_enabled() and open_shared_pool() is None:  # the trace writer's pool opens once
         await asyncio.to_thread(shared_pool)
     queued = _queued(state, runtime)
-    if queued is not None:
-        try:
-            await aqueue_for_extraction(*queued)
-        except QueueUnavailableError as exc:
-            _unqueued(exc)
-    return {}
+    if queued is None:
+        return {}
+    try:
+        await aqueue_for_extraction(*queued)
+    except QueueUnavailableError as exc:
+        return _unqueued(exc)
+    return _marked(queued)
 
 
-def _unqueued(exc: QueueUnavailableError) -> None:
-    # The reply stands; the next turn re-sends these messages, so nothing is lost.
+def after_queued(messages: list[BufferedMessage], through: str | None) -> list[BufferedMessage]:
+    """The messages after `through`, the newest one an earlier turn queued; all of them when it
+    is not among them (a thread older than the mark, or trimmed past it), which the queue's
+    seen ids make safe."""
+    ids = [m.message_id for m in messages]
+    if through is None or through not in ids:
+        return messages
+    last = len(ids) - 1 - ids[::-1].index(through)  # a cut message is in `unfolded` and kept
+    return messages[last + 1 :]
+
+
+def _marked(queued: Queued) -> dict[str, Any]:
+    """The state update after a successful enqueue: the newest message it sent."""
+    return {"queued_through": queued.messages[-1].message_id}
+
+
+def _unqueued(exc: QueueUnavailableError) -> dict[str, Any]:
+    # The reply stands; the mark stays, so the next turn re-sends these messages.
     log.warning("%s; the next turn will queue these messages again", exc)
+    return {}
 
 
 def buffered(messages: list[AnyMessage]) -> list[BufferedMessage]:

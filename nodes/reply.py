@@ -83,7 +83,7 @@ def make_reply(tools: Sequence[BaseTool] = ()) -> ReplyStep:
         update = model_step(state, runtime)
         after = after_reply(state, update)
         if ends_turn(after, runtime):
-            _queue.invoke(after, _child_config(config))
+            update = {**update, **_queue.invoke(after, _child_config(config))}
         return update
 
     return call_model
@@ -99,7 +99,7 @@ def make_areply(tools: Sequence[BaseTool] = ()) -> AsyncReplyStep:
         update = await model_step(state, runtime)
         after = after_reply(state, update)
         if ends_turn(after, runtime):
-            await _queue.ainvoke(after, _child_config(config))
+            update = {**update, **await _queue.ainvoke(after, _child_config(config))}
         return update
 
     return call_model

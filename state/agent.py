@@ -69,6 +69,9 @@ class AgentState(TypedDict, total=False):
     """Exact values, oldest first; capped, so 1,000 order ids cannot fill a prompt."""
     pinned_through: str | None
     """Id of the newest message already scanned for pins; older ones are not scanned again."""
+    queued_through: str | None
+    """Id of the newest message a turn handed to the extraction queue; later turns send only
+    what follows it (all they hold when it has left the window)."""
     unpinned: Annotated[int, operator.add]
     """Pins the cap pushed out (each named to the summary fold when it happened)."""
     fold_status: FoldStatus

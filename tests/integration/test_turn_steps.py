@@ -16,6 +16,7 @@ from psycopg_pool import ConnectionPool
 
 import nodes.extract
 from graphs.agent import make_graph, thread_config, user_turn
+from recollect.extraction.queue import BufferedMessage, QueueUnavailableError
 from state.context import Context
 from tests.integration.test_async_twins import _queued
 from tests.integration.test_trace import RecordingTracer
@@ -54,6 +55,32 @@ def counted_enqueues() -> Iterator[list[str]]:
         patch.setattr(nodes.extract, "queue_for_extraction", counted)
         patch.setattr(nodes.extract, "aqueue_for_extraction", acounted)
         yield calls
+
+
+@contextmanager
+def sent_enqueues(failing: frozenset[int] = frozenset()) -> Iterator[list[list[str]]]:
+    """The user messages each enqueue hands over, in order; the calls numbered in `failing`
+    (from 0) find the database away, as `QueueUnavailableError`, before the real transaction."""
+    sent: list[list[str]] = []
+    sync, asynchronous = nodes.extract.queue_for_extraction, nodes.extract.aqueue_for_extraction
+
+    def record(messages: list[BufferedMessage]) -> None:
+        sent.append([m.content for m in messages if m.role == "user"])
+        if len(sent) - 1 in failing:
+            raise QueueUnavailableError("the database is away")
+
+    def recorded(ctx: Context, thread: str, messages: list[BufferedMessage]) -> None:
+        record(messages)
+        sync(ctx, thread, messages)
+
+    async def arecorded(ctx: Context, thread: str, messages: list[BufferedMessage]) -> None:
+        record(messages)
+        await asynchronous(ctx, thread, messages)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(nodes.extract, "queue_for_extraction", recorded)
+        patch.setattr(nodes.extract, "aqueue_for_extraction", arecorded)
+        yield sent
 
 
 def _steps(chunks: list[dict[str, Any]]) -> list[str]:
@@ -130,4 +157,45 @@ def test_each_turn_is_queued_exactly_once_folding_or_not(
     assert calls == [form] * len(TURNS)
     queued = _queued(pool, "t-folding")
     assert [m["role"] for m in queued["messages"]] == ["user", "assistant"] * len(TURNS)
+    assert queued["jobs"][0]["turns"] == len(TURNS)
+
+
+@pytest.mark.parametrize("form", ["sync", "async"])
+@pytest.mark.parametrize("ctx", [PLAIN, FOLDING], ids=["plain", "folding"])
+def test_each_turn_sends_only_what_follows_the_last_queued_message(
+    pool: ConnectionPool[Any],
+    checkpointer: PostgresSaver,
+    database_uri: str,
+    scripted_llm: ScriptedOpenAI,
+    form: str,
+    ctx: Context,
+) -> None:
+    thread = f"t-sent-{form}-{ctx.max_history_tokens}"
+    with sent_enqueues() as sent:
+        if form == "sync":
+            _sync_turns(make_graph(checkpointer=checkpointer), thread, ctx)
+        else:
+            _async_turns(database_uri, thread, ctx)
+    assert sent == [[text] for text in TURNS]  # trimmed and folded ones were queued already
+    assert [m["content"] for m in _queued(pool, thread)["messages"] if m["role"] == "user"] == TURNS
+
+
+@pytest.mark.parametrize("form", ["sync", "async"])
+def test_a_failed_enqueue_is_sent_again_by_the_next_turn(
+    pool: ConnectionPool[Any],
+    checkpointer: PostgresSaver,
+    database_uri: str,
+    scripted_llm: ScriptedOpenAI,
+    form: str,
+) -> None:
+    thread = f"t-retry-{form}"
+    with sent_enqueues(failing=frozenset({1, 2})) as sent:
+        if form == "sync":
+            _sync_turns(make_graph(checkpointer=checkpointer), thread, PLAIN)
+        else:
+            _async_turns(database_uri, thread, PLAIN)
+    assert sent[:4] == [TURNS[:1], TURNS[1:2], TURNS[1:3], TURNS[1:4]]
+    assert sent[4:] == [[text] for text in TURNS[4:]]
+    queued = _queued(pool, thread)
+    assert [m["content"] for m in queued["messages"] if m["role"] == "user"] == TURNS
     assert queued["jobs"][0]["turns"] == len(TURNS)
