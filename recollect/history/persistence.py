@@ -15,7 +15,7 @@ from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from recollect.history.owned_checkpoints import AsyncScopedPostgresSaver, ScopedPostgresSaver
 from recollect.history.retention import retention_from_env
-from recollect.store.heap import settle_heap
+from recollect.store.heap import settle_enabled, settle_heap
 from recollect.store.liveness import acheck_connection
 from recollect.store.migrations import prepare
 from recollect.store.pool import install_process_pool
@@ -114,6 +114,7 @@ async def platform_checkpointer() -> AsyncIterator[AsyncPostgresSaver]:
 
     It keeps the newest `RECOLLECT_CHECKPOINT_RETENTION` turns of each thread.
     """
+    settle_enabled()  # a bad RECOLLECT_GC_SETTLE stops the server at start, with one line
     target = await asyncio.to_thread(resolve_uri)  # blocking work stays off the event loop
     await asyncio.to_thread(prepare, target)
     retain = retention_from_env()

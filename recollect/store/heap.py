@@ -18,20 +18,26 @@ import gc
 import os
 import threading
 
+from recollect.store.errors import ConfigurationError
+
 SETTLE_ENV = "RECOLLECT_GC_SETTLE"
 YOUNG_THRESHOLD = 20_000
 """Allocations between young collections (CPython's default: 700)."""
 OLDER_THRESHOLDS = (20, 20)
 """Young collections per middle one, middle ones per full one (defaults: 10 and 10)."""
 
+_ON = frozenset({"on", "1", "true", "yes"})
+_OFF = frozenset({"off", "0", "false", "no"})
 _lock = threading.Lock()
 _settled = False
 
 
 def settle_enabled() -> bool:
-    """`RECOLLECT_GC_SETTLE`: on unless it says off (also 0, false, no)."""
-    value = os.environ.get(SETTLE_ENV, "").strip().lower()
-    return value not in {"off", "0", "false", "no"}
+    """`RECOLLECT_GC_SETTLE`: `on` (default) or `off`; anything else is refused with one line."""
+    raw = (os.environ.get(SETTLE_ENV) or "on").strip().lower()
+    if raw not in _ON | _OFF:
+        raise ConfigurationError(f"{SETTLE_ENV} must be on or off, got {raw[:40]!r}")
+    return raw in _ON
 
 
 def settle_heap() -> bool:

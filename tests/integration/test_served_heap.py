@@ -10,7 +10,10 @@ import subprocess
 import sys
 import textwrap
 
-from recollect.store.heap import OLDER_THRESHOLDS, SETTLE_ENV, YOUNG_THRESHOLD
+import pytest
+
+from recollect.store.errors import ConfigurationError
+from recollect.store.heap import OLDER_THRESHOLDS, SETTLE_ENV, YOUNG_THRESHOLD, settle_enabled
 from recollect.store.roles import app_uri
 
 FIRST_READ = textwrap.dedent(
@@ -70,3 +73,14 @@ def test_told_off_the_process_keeps_the_interpreters_defaults(database_uri: str)
     frozen, threshold = seen["first"]  # type: ignore[misc]
     assert frozen == 0
     assert threshold == [700, 10, 10]
+
+
+def test_a_setting_that_is_neither_on_nor_off_is_refused_with_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(SETTLE_ENV, "sometimes")
+    with pytest.raises(ConfigurationError, match="RECOLLECT_GC_SETTLE must be on or off"):
+        settle_enabled()
+    for word in ("on", "OFF", " yes ", "0"):
+        monkeypatch.setenv(SETTLE_ENV, word)
+        assert settle_enabled() is (word.strip().lower() in ("on", "yes"))
