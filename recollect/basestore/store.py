@@ -65,6 +65,7 @@ from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.profile import ProfileUpdate, updates_for
 from recollect.longterm.records import NewFact, ProfileEntry, RememberAction, StoredFact
 from recollect.store.scope import Scope
+from recollect.store.server import prepare_explicitly
 from recollect.store.tenancy import pipelined_scope, scoped
 
 MAX_LIMIT = 1000
@@ -412,7 +413,9 @@ class RecollectStore(BaseStore):
             params = {**self._params(owner), "ids": ids}
             scope = self._read_scope(owner)
             with self.memory.pool.connection() as conn, pipelined_scope(conn, scope):
-                rows = conn.execute(sql.ITEMS_OF_FACTS, params, prepare=True).fetchall()
+                rows = conn.execute(
+                    sql.ITEMS_OF_FACTS, params, prepare=prepare_explicitly()
+                ).fetchall()
         for row in rows:
             found = named.setdefault(str(row["fact_id"]), [])
             if not row["expired"]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from psycopg_pool import PoolTimeout
+
 
 class RecollectError(Exception):
     """Base for errors shown to users as one line, without a traceback."""
@@ -39,3 +41,8 @@ class SchemaOutdatedError(RecollectError):
             f"the database schema is at version {found}, this code needs {needed}: run "
             "`recollect db migrate` (or set RECOLLECT_MIGRATE_ON_START=on)"
         )
+
+
+class PoolExhaustedError(RecollectError, PoolTimeout):
+    """Every connection of a pool stayed in use for the whole timeout; the message names the
+    setting to raise. Still a `PoolTimeout`, so code that retries on one keeps doing so."""
