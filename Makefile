@@ -47,6 +47,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.growth --turns 300 --json bench/out/growth.json
 	$(BIN)/python -m bench.extraction_latency --json bench/out/extraction_latency.json
 	$(BIN)/python -m bench.approval_overhead --json bench/out/approval_overhead.json
+	$(BIN)/python -m bench.connections --json bench/out/connections.json
 	$(BIN)/python -m bench.locomo --data $(LOCOMO) --json bench/out/locomo.json
 	$(BIN)/python -m bench.duplicates --data $(LOCOMO) --json bench/out/duplicates.json
 	$(BIN)/python -m bench.subagents --data $(LOCOMO) --json bench/out/subagents.json
