@@ -16,6 +16,7 @@ from psycopg_pool import ConnectionPool
 from recollect.history.owned_checkpoints import AsyncScopedPostgresSaver, ScopedPostgresSaver
 from recollect.history.retention import retention_from_env
 from recollect.store.apool import adopt_async_pool, open_async_pool
+from recollect.store.budget import pool_size
 from recollect.store.heap import settle_enabled, settle_heap
 from recollect.store.migrations import prepare
 from recollect.store.pool import install_process_pool
@@ -111,6 +112,7 @@ async def platform_checkpointer() -> AsyncIterator[AsyncPostgresSaver]:
     """
     settle_enabled()  # a bad setting stops the server at start, with one line
     prepared_statements()
+    pool_size()
     target = await asyncio.to_thread(resolve_uri)  # blocking work stays off the event loop
     await asyncio.to_thread(prepare, target)
     retain = retention_from_env()

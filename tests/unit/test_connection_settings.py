@@ -3,6 +3,8 @@ refused with one line naming its variable when it cannot be used."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import psycopg
 import pytest
 
@@ -52,9 +54,8 @@ def test_an_unknown_prepared_statements_value_is_refused_naming_the_variable(
     [("RECOLLECT_POOL_SIZE", pool_size, 4), ("RECOLLECT_ASYNC_POOL_SIZE", async_pool_size, 8)],
 )
 def test_pool_sizes_default_to_a_twelve_connection_budget_and_refuse_nonsense(
-    monkeypatch: pytest.MonkeyPatch, variable: str, read: object, default: int
+    monkeypatch: pytest.MonkeyPatch, variable: str, read: Callable[[], int], default: int
 ) -> None:
-    assert callable(read)
     monkeypatch.delenv(variable, raising=False)
     assert read() == default
     monkeypatch.setenv(variable, "2")
