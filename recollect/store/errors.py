@@ -39,3 +39,20 @@ class SchemaOutdatedError(RecollectError):
             f"the database schema is at version {found}, this code needs {needed}: run "
             "`recollect db migrate` (or set RECOLLECT_MIGRATE_ON_START=on)"
         )
+
+
+class RoleSetupError(RecollectError):
+    """The migrating role cannot create or grant a role the application needs."""
+
+
+class MigrationError(RecollectError):
+    """A migration failed or would lose rows; its transaction was rolled back whole."""
+
+    def __init__(self, step: str, reason: str) -> None:
+        self.step = step
+        self.reason = reason
+        super().__init__(f"migrating stopped at {step}: {reason}")
+
+
+class UnsupportedServerError(RecollectError):
+    """The server is older than the oldest Postgres we support."""
