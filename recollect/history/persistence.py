@@ -15,16 +15,18 @@ from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from recollect.history.owned_checkpoints import AsyncScopedPostgresSaver, ScopedPostgresSaver
 from recollect.history.retention import retention_from_env
+from recollect.store.errors import DatabaseUnavailableError
 from recollect.store.heap import settle_enabled, settle_heap
 from recollect.store.liveness import acheck_connection
 from recollect.store.migrations import prepare
 from recollect.store.pool import install_process_pool
-from recollect.store.roles import app_uri, worker_uri
+from recollect.store.roles import app_uri, login_hint, worker_uri
 from recollect.store.scope import Scope
 from recollect.store.server import (
     CONNECTION_KWARGS,
     RECONNECT_TIMEOUT_S,
     open_pool,
+    redact_password,
     resolve_uri,
 )
 
@@ -70,7 +72,7 @@ def open_persistence(
     saver = ScopedPostgresSaver(pool)
     saver.retain = retain
     saver.scope = scope
-    workers = open_pool(worker_uri(target), max_size=2, name="recollect-worker") if worker else None
+    workers = _worker_pool(target) if worker else None
     try:
         with install_process_pool(pool):
             yield Persistence(target, pool, saver, version, workers)
@@ -78,6 +80,17 @@ def open_persistence(
         if workers is not None:
             workers.close()
         pool.close()
+
+
+def _worker_pool(target: str) -> ConnectionPool[Any]:
+    """The worker role's pool; a role that cannot log in is named with what to set."""
+    try:
+        return open_pool(worker_uri(target), max_size=2, name="recollect-worker")
+    except DatabaseUnavailableError as exc:
+        hint = login_hint("worker", exc.reason)
+        if hint is None:
+            raise
+        raise DatabaseUnavailableError(redact_password(target), exc.reason, hint) from exc
 
 
 DELETE_WRITES_FOR_RUNS = """

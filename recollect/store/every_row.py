@@ -34,13 +34,19 @@ def owner_sees_every_row(
 ) -> Iterator[None]:
     """Un-FORCE the owner's tables (or `only` those) for the block, then FORCE every
     protected table again, also when the block fails."""
-    for table in _names(conn, FORCED, only):
-        conn.execute(sql.SQL("ALTER TABLE {} NO FORCE ROW LEVEL SECURITY").format(table))
+    lift_force(conn, only)
     try:
         yield
     finally:
         if conn.info.transaction_status != TransactionStatus.INERROR:  # else: rolled back
             force_every_protected_table(conn)
+
+
+def lift_force(conn: Connection[Any], only: tuple[str, ...] | None = None) -> None:
+    """Un-FORCE the owner's forced tables (or `only` those); again after a step that forced
+    a table of its own, before its rows are counted."""
+    for table in _names(conn, FORCED, only):
+        conn.execute(sql.SQL("ALTER TABLE {} NO FORCE ROW LEVEL SECURITY").format(table))
 
 
 def force_every_protected_table(conn: Connection[Any]) -> None:

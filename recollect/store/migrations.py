@@ -28,9 +28,9 @@ from recollect.store.errors import (
     SchemaOutdatedError,
     UnsupportedServerError,
 )
-from recollect.store.every_row import owner_sees_every_row
+from recollect.store.every_row import lift_force, owner_sees_every_row
 from recollect.store.role_setup import ensure_roles, grant_rights
-from recollect.store.roles import RoleNames, app_uri, role_names
+from recollect.store.roles import RoleNames, app_uri, login_hint, role_names
 from recollect.store.schema.approval_authority import APPROVAL_AUTHORITY_SQL
 from recollect.store.schema.approvals import CREATE_APPROVALS
 from recollect.store.schema.authorship import AUTHORSHIP_SQL
@@ -185,7 +185,8 @@ def prepare(uri: str) -> int:
     try:
         check_reachable(app)
     except DatabaseUnavailableError as exc:  # name the database as the operator configured it
-        raise DatabaseUnavailableError(redact_password(uri), exc.reason, exc.hint) from exc
+        hint = login_hint("app", exc.reason) or exc.hint
+        raise DatabaseUnavailableError(redact_password(uri), exc.reason, hint) from exc
     with psycopg.connect(app, **CONNECTION_KWARGS) as conn:
         try:
             row = conn.execute(APPLIED_VERSION).fetchone()
@@ -204,20 +205,23 @@ def current_version(conn: Connection[Any]) -> int:
     return int(_first(row))
 
 
-def setup(conn: Connection[Any]) -> int:
+def setup(conn: Connection[Any], *, up_to: int | None = None) -> int:
     """Apply what is missing (LangGraph's checkpoint tables first: our policies cover them),
     grant the app role its rights, and return our version. Needs the database owner's
-    connection (no superuser needed)."""
+    connection (no superuser needed). `up_to` stops at an older version, as a database of
+    that release was left (nothing is granted then: such a schema serves no request)."""
     _check_server(conn)
     roles = role_names()
+    target = latest_version() if up_to is None else up_to
     _acquire_lock(conn)
     try:
         ensure_roles(conn, roles)
         _setup_checkpoints(conn)
         applied = current_version(conn)
-        for migration in (m for m in MIGRATIONS if m.version > applied):
+        for migration in (m for m in MIGRATIONS if applied < m.version <= target):
             _apply(conn, migration, roles)
-        grant_rights(conn, roles)
+        if target == latest_version():
+            grant_rights(conn, roles)
         return current_version(conn)
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK_KEY,))
@@ -230,6 +234,7 @@ def _apply(conn: Connection[Any], migration: Migration, roles: RoleNames) -> Non
             tables_before = table_rows(conn)
             declared = [count_rows(conn, check.before) for check in migration.checks]
             conn.execute(migration.text(roles), prepare=False)  # several statements
+            lift_force(conn)  # the tables it made or protected are counted whole too
             problem = check_counts(conn, migration.checks, declared, tables_before)
             if problem:
                 raise MigrationError(migration.title, f"{problem}; nothing of it was applied")

@@ -92,3 +92,16 @@ ROLE_VARIABLES = {
     "worker": ("RECOLLECT_WORKER_PASSWORD", "RECOLLECT_WORKER_DATABASE_URI"),
 }
 """What an operator sets when a role cannot log in: its password, or a URI of its own."""
+_LOGIN_REFUSED = ("password authentication failed", "no password supplied", "does not exist")
+
+
+def login_hint(kind: str, reason: str) -> str | None:
+    """What to set when the app or worker role could not log in, or None for other causes."""
+    if not any(words in reason for words in _LOGIN_REFUSED) or "database" in reason:
+        return None
+    password, uri = ROLE_VARIABLES[kind]
+    role = role_names().app if kind == "app" else role_names().worker
+    return (
+        f"The {kind} role {role} could not log in: set {password} to its password (or "
+        f"{uri}), and run `recollect db migrate` once if the role was never created."
+    )

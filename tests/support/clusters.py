@@ -7,10 +7,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 from psycopg import sql
-from psycopg.conninfo import make_conninfo
 
 from recollect.store.server import with_database
 
@@ -56,4 +56,5 @@ def owned_database(admin_uri: str, name: str, owner: str, *, create_roles: bool 
     database = with_database(admin_uri, name)
     with psycopg.connect(database, autocommit=True) as conn:
         conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-    return make_conninfo(database, user=owner)
+    parts = urlsplit(database)
+    return urlunsplit(parts._replace(netloc=f"{owner}@{parts.hostname or ''}"))
