@@ -34,9 +34,11 @@ PRIVILEGED_ROLES = (
 
 @pytest.fixture(params=clusters.SUPPORTED_VERSIONS, ids=lambda v: f"postgres{v}")
 def fresh_cluster(request: pytest.FixtureRequest) -> Iterator[tuple[str, Path]]:
-    """(superuser URI, server log) of a new cluster of each version the wheel ships."""
+    """(superuser URI, server log) of a new cluster of each version the wheel ships, where
+    every role but the superuser logs in with a password."""
     root = Path(tempfile.mkdtemp(prefix="recollect-owned-"))
     server = clusters.start_cluster(root, request.param)
+    clusters.require_passwords(server.get_uri(), root / "pgdata")
     yield server.get_uri(), root / "pgdata" / "log"
     server.cleanup()
 
@@ -49,8 +51,13 @@ def test_migrate_chat_worker_and_show_as_an_owner_without_superuser(
     fresh_cluster: tuple[str, Path],
 ) -> None:
     admin, log = fresh_cluster
-    owner = clusters.owned_database(admin, "app", "app_owner")
-    env = {"DATABASE_URI": owner, "RECOLLECT_EXTRACT_AFTER_IDLE_S": "600"}
+    owner = clusters.owned_database(admin, "app", "app_owner", password="owner-secret")
+    env = {
+        "DATABASE_URI": owner,
+        "RECOLLECT_APP_PASSWORD": "app-secret",
+        "RECOLLECT_WORKER_PASSWORD": "worker-secret",
+        "RECOLLECT_EXTRACT_AFTER_IDLE_S": "600",
+    }
 
     migrated = run_recollect("db", "migrate", env=env)
     assert migrated.returncode == 0, _said(migrated)
@@ -134,3 +141,23 @@ def test_two_deployments_with_their_own_prefix_share_a_cluster(postgres_server: 
         pytest.raises(psycopg.errors.InsufficientPrivilege),
     ):
         conn.execute("SELECT count(*) FROM facts")
+
+
+def test_a_role_that_cannot_log_in_is_named_with_the_variable_to_set(
+    fresh_cluster: tuple[str, Path],
+) -> None:
+    admin, _ = fresh_cluster
+    owner = clusters.owned_database(admin, "app", "app_owner", password="owner-secret")
+    passwords = {"RECOLLECT_APP_PASSWORD": "app-secret", "RECOLLECT_WORKER_PASSWORD": "w-secret"}
+    assert run_recollect("db", "migrate", env={"DATABASE_URI": owner, **passwords}).returncode == 0
+
+    for missing, command in (
+        ("RECOLLECT_APP_PASSWORD", ("memory", "show", "--user", "ana")),
+        ("RECOLLECT_WORKER_PASSWORD", ("worker", "--once")),
+    ):
+        env = {"DATABASE_URI": owner, **passwords, missing: ""}
+        refused = run_recollect(*command, env=env)
+        assert refused.returncode == EXIT_FAILURE, _said(refused)
+        assert refused.stderr.count("\n") == 1, refused.stderr
+        assert f"set {missing}" in refused.stderr
+        assert "owner-secret" not in refused.stderr

@@ -37,7 +37,28 @@ def start_cluster(root: Path, version: int, *, cleanup_mode: str = "delete") -> 
     return pgserver.get_server(root / "pgdata", cleanup_mode=cleanup_mode, postgres_version=version)
 
 
-def owned_database(admin_uri: str, name: str, owner: str, *, create_roles: bool = True) -> str:
+PASSWORDS_HBA = """local all postgres trust
+local all all scram-sha-256
+host all all 127.0.0.1/32 scram-sha-256
+"""
+"""Every role but the provider's admin logs in with its password, as on a hosted Postgres."""
+
+
+def require_passwords(admin_uri: str, pgdata: Path) -> None:
+    """From now on the cluster asks every role but its superuser for a password."""
+    (pgdata / "pg_hba.conf").write_text(PASSWORDS_HBA)
+    with psycopg.connect(admin_uri, autocommit=True) as conn:
+        conn.execute("SELECT pg_reload_conf()")
+
+
+def owned_database(
+    admin_uri: str,
+    name: str,
+    owner: str,
+    *,
+    create_roles: bool = True,
+    password: str | None = None,
+) -> str:
     """Create `name` owned by `owner` (made here, without superuser or BYPASSRLS; with
     CREATEROLE unless told otherwise), with pgvector created as the admin; the owner's URI."""
     with psycopg.connect(admin_uri, autocommit=True) as conn:
@@ -48,6 +69,12 @@ def owned_database(admin_uri: str, name: str, owner: str, *, create_roles: bool 
                     sql.Identifier(owner)
                 )
             )
+            if password:
+                conn.execute(
+                    sql.SQL("ALTER ROLE {} PASSWORD {}").format(
+                        sql.Identifier(owner), sql.Literal(password)
+                    )
+                )
         conn.execute(
             sql.SQL("CREATE DATABASE {} OWNER {}").format(
                 sql.Identifier(name), sql.Identifier(owner)
@@ -57,4 +84,5 @@ def owned_database(admin_uri: str, name: str, owner: str, *, create_roles: bool 
     with psycopg.connect(database, autocommit=True) as conn:
         conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
     parts = urlsplit(database)
-    return urlunsplit(parts._replace(netloc=f"{owner}@{parts.hostname or ''}"))
+    login = f"{owner}:{password}" if password else owner
+    return urlunsplit(parts._replace(netloc=f"{login}@{parts.hostname or ''}"))
