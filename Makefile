@@ -26,7 +26,8 @@ POSTGRES_BORDERS := tests/integration/test_upgrade_keeps_rows.py \
 	tests/integration/test_isolation.py tests/integration/test_tenancy.py \
 	tests/integration/test_least_privilege.py tests/integration/test_persistence.py \
 	tests/integration/test_approval_workflow.py tests/integration/test_approval_authority.py \
-	tests/integration/test_approval_tenancy.py tests/e2e/test_pgbouncer.py
+	tests/integration/test_approval_tenancy.py tests/integration/test_checkpointer_conformance.py \
+	tests/e2e/test_pgbouncer.py
 
 test-postgres: $(STAMP)
 	RECOLLECT_TEST_POSTGRES=16 RECOLLECT_REQUIRE_PGBOUNCER=1 $(BIN)/pytest $(POSTGRES_BORDERS)
