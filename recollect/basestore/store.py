@@ -54,6 +54,7 @@ from recollect.basestore.namespaces import (
 from recollect.basestore.values import (
     Offered,
     ValueRejectedError,
+    check_ttl,
     fact_value,
     is_fact_id,
     matches,
@@ -153,10 +154,7 @@ class RecollectStore(BaseStore):
             check_key(op.key)
             target = self._target(op.namespace)
             where = f"item {op.key[:60]!r} in {target.namespace()!r}"
-            if op.ttl is not None and (
-                isinstance(op.ttl, bool) or not isinstance(op.ttl, int | float) or op.ttl <= 0
-            ):
-                raise ValueRejectedError(f"{where}: ttl must be a positive number of minutes")
+            check_ttl(op.ttl, where)
             if target.shared:
                 target.scope(self._writer())  # refused now, not halfway through the batch
             if op.value is None:

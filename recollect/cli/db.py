@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict
 
-from recollect.store.migrations import latest_version, migrate
-from recollect.store.roles import app_uri
+from recollect.store.migrations import APPLIED_VERSION, latest_version, migrate
+from recollect.store.role_setup import roles_sql
+from recollect.store.roles import app_uri, role_names
 from recollect.store.server import (
     CONNECTION_KWARGS,
     KEEP_RUNNING_MARKER,
@@ -42,6 +44,11 @@ def register(commands: Any) -> None:
     status.set_defaults(run=run_status)
     migrate_cmd = actions.add_parser("migrate", help="apply pending migrations (admin connection)")
     migrate_cmd.set_defaults(run=run_migrate)
+    roles = actions.add_parser(
+        "roles-sql", help="print the SQL a DBA runs when the owner may not create roles"
+    )
+    roles.add_argument("--owner", help="the migrating role (default: the URI's user)")
+    roles.set_defaults(run=run_roles_sql)
     start = actions.add_parser("start", help="start the embedded server and keep it running")
     start.set_defaults(run=run_start)
     stop = actions.add_parser("stop", help="stop the embedded server started by `db start`")
@@ -74,12 +81,14 @@ def run_status(_args: argparse.Namespace) -> int:
         row = conn.execute(
             "SELECT current_database() AS database, current_setting('server_version') AS server, "
             "(SELECT extversion FROM pg_extension WHERE extname = 'vector') AS pgvector, "
-            "(SELECT coalesce(max(version), 0) FROM recollect_migrations "
-            " WHERE to_regclass('recollect_migrations') IS NOT NULL) AS version"
+            "to_regclass('recollect_migrations') IS NOT NULL AS migrated"
         ).fetchone()
-    assert row is not None
+        assert row is not None
+        version = 0
+        if row["migrated"]:  # a fresh database has no table to ask yet
+            found = conn.execute(APPLIED_VERSION).fetchone()
+            version = int(found["v"]) if found else 0
     where = "external (DATABASE_URI)" if configured_uri() else f"embedded in {data_dir()}"
-    version = row["version"] or 0
     behind = "" if version >= latest_version() else " (run `recollect db migrate`)"
     print(f"server: PostgreSQL {row['server']}, {where}")
     print(f"database: {row['database']}")
@@ -93,6 +102,23 @@ def run_migrate(_args: argparse.Namespace) -> int:
     version = migrate(resolve_uri())
     print(f"schema version: {version}")
     return 0
+
+
+def run_roles_sql(args: argparse.Namespace) -> int:
+    """Print the roles' SQL for a database whose owner has no CREATEROLE; run nothing.
+    The passwords are `RECOLLECT_APP_PASSWORD` and `RECOLLECT_WORKER_PASSWORD` where set."""
+    owner = args.owner or _uri_user(configured_uri() or "") or "migrating_owner"
+    print("-- Run once as a role with CREATEROLE; `recollect db migrate` then checks these roles.")
+    print(roles_sql(role_names(), owner))
+    return 0
+
+
+def _uri_user(uri: str) -> str | None:
+    try:
+        user = conninfo_to_dict(uri).get("user") if uri else None
+    except psycopg.ProgrammingError:
+        return None
+    return str(user) if user else None
 
 
 def run_start(_args: argparse.Namespace) -> int:

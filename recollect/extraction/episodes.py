@@ -216,10 +216,13 @@ def end_idle_sessions(
     idle_s: float,
     model: str = "",
     limit: int = 50,
+    listing: ConnectionPool[Any] | None = None,
 ) -> list[str]:
     """End every session idle for `idle_s` seconds; `read_session(thread_id)` returns a
-    thread's messages and summary. Returns the ids of the episodes written."""
-    pool: ConnectionPool[Any] = memory.pool
+    thread's messages and summary. Returns the ids of the episodes written. Finding the idle
+    threads crosses tenants, so `listing` is the worker role's pool when the memory's own
+    pool is the app role's (a chat's in-process worker)."""
+    pool: ConnectionPool[Any] = listing or memory.pool
     with pool.connection() as conn:
         idle = conn.execute(IDLE_THREADS, {"idle_s": idle_s, "limit": limit}).fetchall()
     written = []

@@ -182,6 +182,7 @@ class Worker:
             self.read_session,
             idle_s=self.settings.session_idle_s,
             model=self.settings.episode_model,
+            listing=self.pool,
         )
 
     def run_once(

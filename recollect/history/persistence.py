@@ -17,12 +17,13 @@ from recollect.history.owned_checkpoints import AsyncScopedPostgresSaver, Scoped
 from recollect.history.retention import retention_from_env
 from recollect.store.apool import adopt_async_pool, open_async_pool
 from recollect.store.budget import pool_size
+from recollect.store.errors import DatabaseUnavailableError
 from recollect.store.heap import settle_enabled, settle_heap
 from recollect.store.migrations import prepare
 from recollect.store.pool import install_process_pool
-from recollect.store.roles import app_uri, worker_uri
+from recollect.store.roles import app_uri, login_hint, worker_uri
 from recollect.store.scope import Scope
-from recollect.store.server import open_pool, prepared_statements, resolve_uri
+from recollect.store.server import open_pool, prepared_statements, redact_password, resolve_uri
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ def open_persistence(
     saver = ScopedPostgresSaver(pool)
     saver.retain = retain
     saver.scope = scope
-    workers = open_pool(worker_uri(target), max_size=2, name="recollect-worker") if worker else None
+    workers = _worker_pool(target) if worker else None
     try:
         with install_process_pool(pool):
             yield Persistence(target, pool, saver, version, workers)
@@ -74,6 +75,17 @@ def open_persistence(
         if workers is not None:
             workers.close()
         pool.close()
+
+
+def _worker_pool(target: str) -> ConnectionPool[Any]:
+    """The worker role's pool; a role that cannot log in is named with what to set."""
+    try:
+        return open_pool(worker_uri(target), max_size=2, name="recollect-worker")
+    except DatabaseUnavailableError as exc:
+        hint = login_hint("worker", exc.reason)
+        if hint is None:
+            raise
+        raise DatabaseUnavailableError(redact_password(target), exc.reason, hint) from exc
 
 
 DELETE_WRITES_FOR_RUNS = """

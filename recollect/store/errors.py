@@ -43,6 +43,23 @@ class SchemaOutdatedError(RecollectError):
         )
 
 
+class RoleSetupError(RecollectError):
+    """The migrating role cannot create or grant a role the application needs."""
+
+
+class MigrationError(RecollectError):
+    """A migration failed or would lose rows; its transaction was rolled back whole."""
+
+    def __init__(self, step: str, reason: str) -> None:
+        self.step = step
+        self.reason = reason
+        super().__init__(f"migrating stopped at {step}: {reason}")
+
+
+class UnsupportedServerError(RecollectError):
+    """The server is older than the oldest Postgres we support."""
+
+
 class PoolExhaustedError(RecollectError, PoolTimeout):
     """Every connection of a pool stayed in use for the whole timeout; the message names the
     setting to raise. Still a `PoolTimeout`, so code that retries on one keeps doing so."""

@@ -1,13 +1,19 @@
 """Schema changes as an append-only list, applied once each, in order, by `setup()`.
 
-Never edit or reorder a released migration: add a new one. Each runs in its own transaction and
-is recorded in `recollect_migrations`; an advisory lock keeps concurrent starts from racing.
+Never reorder a released migration or change what it does to a database that could run it: add
+a new one. Each runs in its own transaction and is recorded in `recollect_migrations`; an
+advisory lock keeps concurrent starts from racing. The migrating role needs no superuser: a
+database owner with CREATEROLE (or roles a DBA made, see `role_setup`) on Postgres 16 to 18.
+While a migration runs its owner sees every row (`every_row`), every table's row count is
+compared before and after, and a migration that reshapes rows declares how to count them
+(`RowCheck`): a count that does not match stops it before it commits.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,15 +24,19 @@ from psycopg import Connection
 from recollect.store.errors import (
     ConfigurationError,
     DatabaseUnavailableError,
+    MigrationError,
     SchemaOutdatedError,
+    UnsupportedServerError,
 )
-from recollect.store.roles import app_uri, ensure_app_role
-from recollect.store.schema.approval_authority import APPROVAL_AUTHORITY_SQL, limit_app_role
+from recollect.store.every_row import lift_force, owner_sees_every_row
+from recollect.store.role_setup import ensure_roles, grant_rights
+from recollect.store.roles import RoleNames, app_uri, login_hint, role_names
+from recollect.store.schema.approval_authority import APPROVAL_AUTHORITY_SQL
 from recollect.store.schema.approvals import CREATE_APPROVALS
 from recollect.store.schema.authorship import AUTHORSHIP_SQL
 from recollect.store.schema.checkpoints import CHECKPOINTS_BEHIND_RLS
 from recollect.store.schema.core import PROTECT_FUNCTION, THREADS
-from recollect.store.schema.definers import DEFINERS_SQL
+from recollect.store.schema.definers import definers_sql
 from recollect.store.schema.extraction_queue import CREATE_EXTRACTION_QUEUE
 from recollect.store.schema.fact_encodings import FACT_ENCODINGS
 from recollect.store.schema.long_term import LONG_TERM_MEMORY_SQL
@@ -35,18 +45,24 @@ from recollect.store.schema.memory_jobs import (
     PROTECT_MEMORY_JOBS_SQL,
 )
 from recollect.store.schema.org_facts import ORG_SHARED_FACTS_SQL
+from recollect.store.schema.portable import PORTABLE_IDS_AND_FORCED_SECURITY
 from recollect.store.schema.profiles import PROFILE_DOCUMENTS
 from recollect.store.schema.sessions import SESSION_ENDS
 from recollect.store.schema.store_items import STORE_ITEMS_SQL
 from recollect.store.schema.traces import MEMORY_TRACES, TRACES_BY_AGE
 from recollect.store.schema.valid_time import VALID_TIME
+from recollect.store.scope import ORG_OWNER
 from recollect.store.server import (
     CONNECTION_KWARGS,
     check_reachable,
     configured_uri,
     redact_password,
 )
+from recollect.store.table_counts import RowCheck, check_counts, count_rows, table_rows
 
+CHECKPOINT_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes")
+OLDEST_SERVER = 160000
+"""Postgres 16: the oldest server we run on (`server_version_num`)."""
 MIGRATION_LOCK_KEY = 0x5245_434F  # "RECO": one lock id for every process migrating this database
 LOCK_TIMEOUT_S = 120
 
@@ -64,11 +80,40 @@ CREATE TABLE IF NOT EXISTS recollect_migrations (
 
 @dataclass(frozen=True)
 class Migration:
-    """One schema step; versions strictly increase along `MIGRATIONS` (gaps allowed)."""
+    """One schema step; versions are positions along `MIGRATIONS`. `sql` is a string, or a
+    function of the deployment's role names for a step that names them."""
 
     version: int
     name: str
-    sql: str
+    sql: str | Callable[[RoleNames], str]
+    checks: tuple[RowCheck, ...] = ()
+
+    @property
+    def title(self) -> str:
+        """How errors name it."""
+        return f"migration {self.version} ({self.name})"
+
+    def text(self, roles: RoleNames) -> str:
+        """The SQL to run for this deployment."""
+        return self.sql if isinstance(self.sql, str) else self.sql(roles)
+
+
+PROFILES_PER_USER = RowCheck(
+    "profiles (one per user)",
+    before="SELECT count(*) FROM (SELECT DISTINCT org_id, user_id FROM profiles) AS users",
+    after="SELECT count(*) FROM profiles",
+)
+AUTHORS_FILLED = RowCheck(
+    "facts attributed to their owner",
+    before=f"SELECT count(*) FROM facts WHERE user_id <> '{ORG_OWNER}'",
+    after=f"SELECT count(*) FROM facts WHERE user_id <> '{ORG_OWNER}' AND author_id = user_id",
+)
+VALID_TO_FILLED = RowCheck(
+    "superseded facts given an end",
+    before="SELECT count(*) FROM facts AS old JOIN facts AS new ON old.superseded_by = new.id "
+    "WHERE old.metadata ? 'merged_into' IS NOT TRUE",
+    after="SELECT count(*) FROM facts WHERE valid_to IS NOT NULL",
+)
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -80,26 +125,36 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "long-term memory: facts, profiles, episodes", LONG_TERM_MEMORY_SQL),
     Migration(7, "memory_jobs behind row-level security", PROTECT_MEMORY_JOBS_SQL),
     Migration(8, "organisation-shared facts", ORG_SHARED_FACTS_SQL),
-    Migration(9, "profile as one versioned document per user", PROFILE_DOCUMENTS),
+    Migration(
+        9, "profile as one versioned document per user", PROFILE_DOCUMENTS, (PROFILES_PER_USER,)
+    ),
     Migration(10, "session ends: one episode per ended thread", SESSION_ENDS),
     Migration(11, "claim only jobs queued for the worker's models", CLAIM_JOB_FOR_MODELS_SQL),
     Migration(12, "approval decisions by reviewers only, visible by role", APPROVAL_AUTHORITY_SQL),
-    Migration(13, "facts carry their author", AUTHORSHIP_SQL),
-    Migration(14, "valid time of facts: valid_from and valid_to", VALID_TIME),
+    Migration(13, "facts carry their author", AUTHORSHIP_SQL, (AUTHORS_FILLED,)),
+    Migration(14, "valid time of facts: valid_from and valid_to", VALID_TIME, (VALID_TO_FILLED,)),
     Migration(15, "checkpoints behind row-level security", CHECKPOINTS_BEHIND_RLS),
-    Migration(16, "definer functions: their own role, bounded arguments", DEFINERS_SQL),
+    Migration(16, "definer functions: their own role, bounded arguments", definers_sql),
     Migration(17, "memory traces per turn and per extraction job", MEMORY_TRACES),
     Migration(18, "store items: BaseStore keys and values over facts", STORE_ITEMS_SQL),
     Migration(19, "reranker encodings per fact", FACT_ENCODINGS),
     Migration(20, "memory traces by age, for retention", TRACES_BY_AGE),
+    Migration(
+        21,
+        "ids made on any Postgres 16+; row-level security forced on every user-data table",
+        PORTABLE_IDS_AND_FORCED_SECURITY,
+    ),
 )
 
 
 def migrate(uri: str) -> int:
     """Bring the database to the current schema; safe to call from many processes at once."""
     check_reachable(uri)
-    with psycopg.connect(uri, **CONNECTION_KWARGS) as conn:
-        return setup(conn)
+    try:
+        with psycopg.connect(uri, **CONNECTION_KWARGS) as conn:
+            return setup(conn)
+    except psycopg.Error as exc:
+        raise MigrationError("the roles and checkpoint tables", first_line(exc)) from exc
 
 
 def latest_version() -> int:
@@ -130,7 +185,8 @@ def prepare(uri: str) -> int:
     try:
         check_reachable(app)
     except DatabaseUnavailableError as exc:  # name the database as the operator configured it
-        raise DatabaseUnavailableError(redact_password(uri), exc.reason, exc.hint) from exc
+        hint = login_hint("app", exc.reason) or exc.hint
+        raise DatabaseUnavailableError(redact_password(uri), exc.reason, hint) from exc
     with psycopg.connect(app, **CONNECTION_KWARGS) as conn:
         try:
             row = conn.execute(APPLIED_VERSION).fetchone()
@@ -149,25 +205,70 @@ def current_version(conn: Connection[Any]) -> int:
     return int(_first(row))
 
 
-def setup(conn: Connection[Any]) -> int:
+def setup(conn: Connection[Any], *, up_to: int | None = None) -> int:
     """Apply what is missing (LangGraph's checkpoint tables first: our policies cover them),
-    grant the app role its rights, and return our version. Needs an admin (table-owning)
-    connection."""
+    grant the app role its rights, and return our version. Needs the database owner's
+    connection (no superuser needed). `up_to` stops at an older version, as a database of
+    that release was left (nothing is granted then: such a schema serves no request)."""
+    _check_server(conn)
+    roles = role_names()
+    target = latest_version() if up_to is None else up_to
     lock = _acquire_lock(conn)
     try:
-        PostgresSaver(conn).setup()
+        ensure_roles(conn, roles)
+        _setup_checkpoints(conn)
         applied = current_version(conn)
-        for migration in (m for m in MIGRATIONS if m.version > applied):
-            with conn.transaction():
-                conn.execute(migration.sql, prepare=False)  # several statements: never prepared
-                conn.execute(
-                    "INSERT INTO recollect_migrations (version, name) VALUES (%s, %s)",
-                    (migration.version, migration.name),
-                )
-        limit_app_role(conn, ensure_app_role(conn))
+        for migration in (m for m in MIGRATIONS if applied < m.version <= target):
+            _apply(conn, migration, roles)
+        if target == latest_version():
+            grant_rights(conn, roles)
         return current_version(conn)
     finally:
         lock.close()  # ends its transaction, and with it the lock
+
+
+def _apply(conn: Connection[Any], migration: Migration, roles: RoleNames) -> None:
+    """One migration in one transaction, seeing every row, with its counts checked."""
+    try:
+        with conn.transaction(), owner_sees_every_row(conn):
+            tables_before = table_rows(conn)
+            declared = [count_rows(conn, check.before) for check in migration.checks]
+            conn.execute(migration.text(roles), prepare=False)  # several statements
+            lift_force(conn)  # the tables it made or protected are counted whole too
+            problem = check_counts(conn, migration.checks, declared, tables_before)
+            if problem:
+                raise MigrationError(migration.title, f"{problem}; nothing of it was applied")
+            conn.execute(
+                "INSERT INTO recollect_migrations (version, name) VALUES (%s, %s)",
+                (migration.version, migration.name),
+            )
+    except psycopg.Error as exc:
+        raise MigrationError(
+            migration.title, f"{first_line(exc)}; nothing of it was applied"
+        ) from exc
+
+
+def _setup_checkpoints(conn: Connection[Any]) -> None:
+    """LangGraph's own checkpoint migrations, when any is pending. They run outside a
+    transaction (they build indexes concurrently), so the checkpoint tables are un-FORCEd
+    for their duration and FORCEd again after."""
+    saver = PostgresSaver(conn)
+    conn.execute(saver.MIGRATIONS[0])
+    row = conn.execute("SELECT coalesce(max(v), -1) AS v FROM checkpoint_migrations").fetchone()
+    if int(_first(row)) >= len(saver.MIGRATIONS) - 1:
+        return
+    with owner_sees_every_row(conn, only=CHECKPOINT_TABLES):
+        saver.setup()
+
+
+def _check_server(conn: Connection[Any]) -> None:
+    """Refuse a server older than we support, with one line, before anything is changed."""
+    number = int(_first(conn.execute("SELECT current_setting('server_version_num')").fetchone()))
+    if number < OLDEST_SERVER:
+        version = _first(conn.execute("SELECT current_setting('server_version')").fetchone())
+        raise UnsupportedServerError(
+            f"Postgres {version} is too old: Recollect needs Postgres 16, 17 or 18 with pgvector"
+        )
 
 
 def _acquire_lock(conn: Connection[Any]) -> Connection[Any]:
@@ -195,6 +296,12 @@ def _acquire_lock(conn: Connection[Any]) -> Connection[Any]:
         lock.close()
         raise
     return lock
+
+
+def first_line(exc: BaseException) -> str:
+    """An error's first line, for a one-line message."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _first(row: Any) -> Any:

@@ -1,100 +1,107 @@
-"""The role the application connects as: it owns nothing, so row-level security binds it.
+"""The roles the application connects as, and the URIs that log in as them.
 
-Table owners and superusers bypass RLS; migrations therefore run on the admin connection and
-the app's pool logs in as `RECOLLECT_APP_ROLE` (default `recollect_app`), which only has DML
-rights granted on our tables.
+Table owners and superusers bypass row-level security, so migrations run on the admin (owner)
+connection while requests are served as roles that own nothing:
+- the app role (`<prefix>_app`, or `RECOLLECT_APP_ROLE`): DML on our tables, under the policies;
+- the worker role (`<prefix>_worker`): a member of the app role that may also call the
+  cross-tenant job functions;
+- the definer role (`<prefix>_definer`, no login): owns those functions and nothing else.
+
+Role names are cluster-wide, so `RECOLLECT_ROLE_PREFIX` (default `recollect`) keeps two
+deployments on one cluster apart. It is chosen when a database is first migrated.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from typing import Any
+from dataclasses import dataclass
 
-from psycopg import Connection, sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from recollect.store.schema.definers import WORKER_ROLE
+from recollect.store.errors import ConfigurationError
 
-DEFAULT_APP_ROLE = "recollect_app"
+ROLE_PREFIX_ENV = "RECOLLECT_ROLE_PREFIX"
+APP_ROLE_ENV = "RECOLLECT_APP_ROLE"
+DEFAULT_PREFIX = "recollect"
+DEFAULT_APP_ROLE = f"{DEFAULT_PREFIX}_app"
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+_PREFIX = re.compile(r"^[a-z_][a-z0-9_]{0,53}$")
 
-ROLE_EXISTS = "SELECT 1 FROM pg_roles WHERE rolname = %s"
-CREATE_ROLE = "CREATE ROLE {} LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE"
-SET_PASSWORD = "ALTER ROLE {} PASSWORD {}"
-GRANTS = (
-    "GRANT CONNECT ON DATABASE {database} TO {role}",
-    "GRANT USAGE ON SCHEMA public TO {role}",
-    "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}",
-    "GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}",
-    "REVOKE INSERT, UPDATE, DELETE ON recollect_migrations FROM {role}",
-    "REVOKE INSERT, UPDATE, DELETE ON checkpoint_migrations FROM {role}",
-)
-FUNCTION_GRANTS = (
-    "GRANT {role} TO {worker}",
-    "GRANT EXECUTE ON FUNCTION recollect_thread_visible(text) TO {role}",
-    "GRANT EXECUTE ON FUNCTION recollect_claim_own_job(uuid, float8, text, boolean) TO {role}",
-    "GRANT EXECUTE ON FUNCTION recollect_fail_job(bigint, uuid, text, integer, float8) TO {role}",
-)
-"""What the app role may call, and the worker role's membership in it (its DML rights)."""
+
+@dataclass(frozen=True)
+class RoleNames:
+    """The three roles of one deployment."""
+
+    app: str
+    worker: str
+    definer: str
+
+
+def role_names() -> RoleNames:
+    """The configured names, validated: they are spliced into DDL."""
+    prefix = os.environ.get(ROLE_PREFIX_ENV) or DEFAULT_PREFIX
+    if not _PREFIX.match(prefix):
+        raise ConfigurationError(
+            f"{ROLE_PREFIX_ENV} must be a lower-case SQL identifier of at most 54 characters, "
+            f"got {prefix!r}"
+        )
+    app = os.environ.get(APP_ROLE_ENV) or f"{prefix}_app"
+    if not _IDENTIFIER.match(app):
+        raise ConfigurationError(f"{APP_ROLE_ENV} must be a lower-case SQL identifier, got {app!r}")
+    return RoleNames(app=app, worker=f"{prefix}_worker", definer=f"{prefix}_definer")
 
 
 def app_role() -> str:
-    """The configured role name, validated: it is spliced into DDL."""
-    role = os.environ.get("RECOLLECT_APP_ROLE") or DEFAULT_APP_ROLE
-    if not _IDENTIFIER.match(role):
-        raise ValueError(f"RECOLLECT_APP_ROLE must be a lower-case SQL identifier, got {role!r}")
-    return role
+    """The app role's name."""
+    return role_names().app
 
 
 def app_uri(admin_uri: str) -> str:
     """`RECOLLECT_APP_DATABASE_URI`, else the admin URI logged in as the app role instead."""
-    explicit = os.environ.get("RECOLLECT_APP_DATABASE_URI")
-    if explicit:
-        return explicit
-    params = conninfo_to_dict(admin_uri)
-    params.pop("password", None)
-    password = os.environ.get("RECOLLECT_APP_PASSWORD")
-    if password:
-        params["password"] = password
-    params["user"] = app_role()
-    return make_conninfo("", **params)
+    return _login_as(admin_uri, "RECOLLECT_APP_DATABASE_URI", "RECOLLECT_APP_PASSWORD", app_role())
 
 
 def worker_uri(admin_uri: str) -> str:
     """`RECOLLECT_WORKER_DATABASE_URI`, else the admin URI logged in as the worker role: the
     background worker and operator commands, which act across tenants through the definer
     functions only."""
-    explicit = os.environ.get("RECOLLECT_WORKER_DATABASE_URI")
+    return _login_as(
+        admin_uri,
+        "RECOLLECT_WORKER_DATABASE_URI",
+        "RECOLLECT_WORKER_PASSWORD",
+        role_names().worker,
+    )
+
+
+def _login_as(admin_uri: str, uri_variable: str, password_variable: str, role: str) -> str:
+    explicit = os.environ.get(uri_variable)
     if explicit:
         return explicit
     params = conninfo_to_dict(admin_uri)
     params.pop("password", None)
-    password = os.environ.get("RECOLLECT_WORKER_PASSWORD")
+    password = os.environ.get(password_variable)
     if password:
         params["password"] = password
-    params["user"] = WORKER_ROLE
+    params["user"] = role
     return make_conninfo("", **params)
 
 
-def ensure_app_role(conn: Connection[Any]) -> str:
-    """Create the role if missing and grant it DML on every table we have (run after DDL)."""
-    role = app_role()
-    ident = sql.Identifier(role)
-    if not conn.execute(ROLE_EXISTS, (role,)).fetchone():
-        conn.execute(sql.SQL(CREATE_ROLE).format(ident))
-    password = os.environ.get("RECOLLECT_APP_PASSWORD")
-    if password:
-        conn.execute(sql.SQL(SET_PASSWORD).format(ident, sql.Literal(password)))
-    database = conn.execute("SELECT current_database() AS d").fetchone()
-    assert database is not None
-    name = next(iter(database.values())) if isinstance(database, dict) else database[0]
-    for grant in GRANTS:
-        conn.execute(sql.SQL(grant).format(database=sql.Identifier(name), role=ident))
-    worker = sql.Identifier(WORKER_ROLE)
-    worker_password = os.environ.get("RECOLLECT_WORKER_PASSWORD")
-    if worker_password:
-        conn.execute(sql.SQL(SET_PASSWORD).format(worker, sql.Literal(worker_password)))
-    for grant in FUNCTION_GRANTS:
-        conn.execute(sql.SQL(grant).format(role=ident, worker=worker))
-    return role
+ROLE_VARIABLES = {
+    "app": ("RECOLLECT_APP_PASSWORD", "RECOLLECT_APP_DATABASE_URI"),
+    "worker": ("RECOLLECT_WORKER_PASSWORD", "RECOLLECT_WORKER_DATABASE_URI"),
+}
+"""What an operator sets when a role cannot log in: its password, or a URI of its own."""
+_LOGIN_REFUSED = ("password authentication failed", "no password supplied", "does not exist")
+
+
+def login_hint(kind: str, reason: str) -> str | None:
+    """What to set when the app or worker role could not log in, or None for other causes."""
+    if not any(words in reason for words in _LOGIN_REFUSED) or "database" in reason:
+        return None
+    password, uri = ROLE_VARIABLES[kind]
+    role = role_names().app if kind == "app" else role_names().worker
+    return (
+        f"The {kind} role {role} could not log in: set {password} to its password (or "
+        f"{uri}), and run `recollect db migrate` once if the role was never created."
+    )

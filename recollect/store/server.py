@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import sys
 import warnings
 from collections.abc import Iterator, Mapping
@@ -29,7 +30,8 @@ CONNECT_TIMEOUT_S = 5
 RECONNECT_TIMEOUT_S = 60
 """How long a pool keeps trying to reconnect after the server went away before giving up."""
 _PROJECT_MARKER = "langgraph.json"
-_POSTGRES_SCHEMES = ("postgresql://", "postgres://", "host=", "dbname=")
+_POSTGRES_URI = re.compile(r"^(postgres(ql)?://|\s*[a-z_]+\s*=)")
+"""A URI, or libpq's `keyword=value` form (`user=app dbname=app host=...`)."""
 
 PREPARED_STATEMENTS_ENV = "RECOLLECT_PREPARED_STATEMENTS"
 
@@ -92,7 +94,7 @@ def configured_uri() -> str | None:
     """
     for name in ("RECOLLECT_DATABASE_URI", "DATABASE_URI", "POSTGRES_URI"):
         value = os.environ.get(name, "")
-        if value.startswith(_POSTGRES_SCHEMES):
+        if _POSTGRES_URI.match(value):
             return value
     return None
 

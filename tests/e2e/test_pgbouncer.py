@@ -1,6 +1,6 @@
 """Behind a real PgBouncer in transaction mode, with prepared statements off: decisions are
 accepted as on a direct connection, two users' interleaved served turns see only their own
-rows, and two processes migrating at once both finish and leave no lock behind.
+rows, and two owners' migrations started at once both finish and leave no lock behind.
 
 Each server connection serves whichever client's transaction comes next, so anything that
 outlives a transaction (a session-level lock, a prepared statement, a session setting) lands
@@ -33,6 +33,7 @@ from recollect.store.scope import Scope
 from recollect.store.server import open_pool, with_database
 from recollect.store.tenancy import scoped
 from state.context import Context
+from tests.support import clusters
 from tests.support.pgbouncer import Pooler, pgbouncer
 from tests.support.scripted_openai import ScriptedOpenAI
 from tests.support.served_saver import served_saver
@@ -176,13 +177,12 @@ def test_two_migrations_at_once_through_the_pooler_both_finish(
     name = f"pooled_migrations_{threading.get_ident()}"
     with psycopg.connect(postgres_server, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    direct = with_database(postgres_server, name)
+    owner = clusters.owned_database(postgres_server, name, clusters.MIGRATING_OWNER)
     start = threading.Barrier(2)
 
     def migrate_at_once() -> int:
         start.wait()
-        return migrations.migrate(pooler.uri(direct))
+        return migrations.migrate(pooler.uri(owner))
 
     try:
         with ThreadPoolExecutor(max_workers=2) as both:
@@ -191,8 +191,9 @@ def test_two_migrations_at_once_through_the_pooler_both_finish(
         print(f"  two migrations at once through the pooler: {len(crashes)} crashed")
         assert crashes == []
         assert [f.result() for f in started] == [migrations.latest_version()] * 2
-        assert _held_advisory_locks(direct) == 0, "a migration left its lock behind"
-        assert migrations.migrate(direct) == migrations.latest_version()
+        held = _held_advisory_locks(with_database(postgres_server, name))
+        assert held == 0, "a migration left its lock behind"
+        assert migrations.migrate(owner) == migrations.latest_version()
     finally:
         with psycopg.connect(postgres_server, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

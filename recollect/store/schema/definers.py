@@ -1,21 +1,29 @@
 """The cross-tenant functions, owned by a role that can do nothing else and callable only by
 whom each is for, with every argument bounded.
 
-`recollect_definer` (no login) owns them and reaches `memory_jobs` through a policy of its
-own; `recollect_worker` (the background worker and operator commands) may call the
-cross-tenant ones; the app role, which serves requests, may claim only its own scope's jobs
+The definer role (no login) owns them and reaches `memory_jobs` through a policy of its own;
+the worker role (the background worker and operator commands) may call the cross-tenant ones;
+the app role, which serves requests, may claim only its own scope's jobs
 (`recollect_claim_own_job`) and fail a job only with that job's claim token. Nobody else may
 call any of them (EXECUTE is revoked from PUBLIC from every `recollect_` function), and
 `recollect_protect`, a migration helper, is the migrating role's alone. The approval and
 erasure functions (`approval_authority`, `authorship`) belong to the definer role as well; each
-acts only for the calling scope's own identity, which it reads from the scope's settings. Grants
-to the configured app role are made by `roles.ensure_roles`, since its name is configurable.
+acts only for the calling scope's own identity, which it reads from the scope's settings. The
+roles themselves are created (or checked) before migrating, by `role_setup`, since their names
+are configurable; grants to the app role are made there too.
+
+Handing a function to the definer needs the definer to be allowed to create in the schema, so
+the migration grants that for the hand-over and revokes it after.
 """
 
 from __future__ import annotations
 
+from recollect.store.roles import RoleNames
+
 DEFINER_ROLE = "recollect_definer"
+"""The definer role's default name (`RECOLLECT_ROLE_PREFIX` unset)."""
 WORKER_ROLE = "recollect_worker"
+"""The worker role's default name."""
 MAX_LEASE_S = 3600
 MAX_BACKOFF_S = 86_400
 MAX_LIST_LIMIT = 1000
@@ -52,12 +60,16 @@ DEFINER_REACHES = (
 )
 """What the scope functions touch: the rights, and a row-level security policy of the definer's
 own on each table (the functions themselves decide whose rows, from the caller's scope)."""
-_REACH_SQL = "\n".join(
-    f"GRANT {rights} ON {table} TO {DEFINER_ROLE};\n"
-    f"CREATE POLICY definer_acts_for_the_caller ON {table} TO {DEFINER_ROLE} "
-    "USING (true) WITH CHECK (true);"
-    for table, rights in DEFINER_REACHES
-)
+
+
+def _reach_sql(definer: str) -> str:
+    return "\n".join(
+        f"GRANT {rights} ON {table} TO {definer};\n"
+        f"CREATE POLICY definer_acts_for_the_caller ON {table} TO {definer} "
+        "USING (true) WITH CHECK (true);"
+        for table, rights in DEFINER_REACHES
+    )
+
 
 _CLAIM_BODY = """
     IF p_lease IS NULL OR p_lease <= 0 OR p_lease > {max_lease} THEN
@@ -119,24 +131,16 @@ def _bounded(name: str, arg: str, low: float, high: float) -> str:
     END IF;"""
 
 
-DEFINERS_SQL = f"""
-DO $$
-BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{DEFINER_ROLE}') THEN
-        CREATE ROLE {DEFINER_ROLE} NOLOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE;
-    END IF;
-    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{WORKER_ROLE}') THEN
-        CREATE ROLE {WORKER_ROLE} LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE;
-    END IF;
-END
-$$;
-GRANT {DEFINER_ROLE} TO CURRENT_USER;
-GRANT USAGE ON SCHEMA public TO {DEFINER_ROLE};
-GRANT SELECT, UPDATE, DELETE ON memory_jobs TO {DEFINER_ROLE};
-CREATE POLICY definer_reaches_every_job ON memory_jobs TO {DEFINER_ROLE}
+def definers_sql(roles: RoleNames) -> str:
+    """Migration: bounded function bodies, handed to the definer role, EXECUTE to the worker."""
+    definer, worker = roles.definer, roles.worker
+    return f"""
+GRANT USAGE ON SCHEMA public TO {definer};
+GRANT SELECT, UPDATE, DELETE ON memory_jobs TO {definer};
+CREATE POLICY definer_reaches_every_job ON memory_jobs TO {definer}
     USING (true) WITH CHECK (true);
-GRANT SELECT ON recollect_pseudonym_key TO {DEFINER_ROLE};
-{_REACH_SQL}
+GRANT SELECT ON recollect_pseudonym_key TO {definer};
+{_reach_sql(definer)}
 
 {_claim("recollect_claim_job")}
 {_claim("recollect_claim_job_for_models", models=True)}
@@ -146,8 +150,8 @@ CREATE OR REPLACE FUNCTION recollect_fail_job(p_id bigint, p_token uuid, p_error
                                               p_max_attempts integer, p_backoff float8)
 RETURNS SETOF text LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
 BEGIN{_bounded("recollect_fail_job", "p_max_attempts", 0, 100)}{
-    _bounded("recollect_fail_job", "p_backoff", 0, MAX_BACKOFF_S)
-}
+        _bounded("recollect_fail_job", "p_backoff", 0, MAX_BACKOFF_S)
+    }
     RETURN QUERY
     UPDATE memory_jobs AS j
     SET status = CASE
@@ -193,8 +197,8 @@ CREATE OR REPLACE FUNCTION recollect_idle_threads(p_idle_s float8, p_limit integ
 RETURNS TABLE (org_id text, user_id text, thread_id text, last_active timestamptz)
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
 BEGIN{_bounded("recollect_idle_threads", "p_idle_s", 0, MAX_RETENTION_DAYS * 86_400)}{
-    _bounded("recollect_idle_threads", "p_limit", 1, MAX_LIST_LIMIT)
-}
+        _bounded("recollect_idle_threads", "p_limit", 1, MAX_LIST_LIMIT)
+    }
     RETURN QUERY
     SELECT j.org_id, j.user_id, j.thread_id, max(j.updated_at) FROM memory_jobs AS j
     WHERE j.episode_at IS NULL
@@ -205,6 +209,7 @@ BEGIN{_bounded("recollect_idle_threads", "p_idle_s", 0, MAX_RETENTION_DAYS * 86_
 END
 $$;
 
+GRANT CREATE ON SCHEMA public TO {definer};
 DO $$
 DECLARE
     fn regprocedure;
@@ -219,16 +224,16 @@ BEGIN
         SELECT p.oid::regprocedure FROM pg_proc AS p
         WHERE p.pronamespace = 'public'::regnamespace AND p.proname = ANY({JOB_FUNCTIONS_SQL})
     LOOP
-        EXECUTE format('ALTER FUNCTION %s OWNER TO {DEFINER_ROLE}', fn);
-        EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO {WORKER_ROLE}', fn);
+        EXECUTE format('ALTER FUNCTION %s OWNER TO {definer}', fn);
+        EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO {worker}', fn);
     END LOOP;
     FOR fn IN
         SELECT p.oid::regprocedure FROM pg_proc AS p
         WHERE p.pronamespace = 'public'::regnamespace AND p.proname = ANY({SCOPE_FUNCTIONS_SQL})
     LOOP
-        EXECUTE format('ALTER FUNCTION %s OWNER TO {DEFINER_ROLE}', fn);
+        EXECUTE format('ALTER FUNCTION %s OWNER TO {definer}', fn);
     END LOOP;
 END
 $$;
+REVOKE CREATE ON SCHEMA public FROM {definer};
 """
-"""Migration: the definer and worker roles, bounded function bodies, owner and EXECUTE."""

@@ -13,14 +13,17 @@ the cost follows the user's own matches, not every tenant's rows that share a co
 
 from __future__ import annotations
 
+from recollect.store.schema.uuids import UUID_V7_FUNCTION
+
 COVERED_MAX_DIM = 512
 """Embeddings up to this size live in the covering index too (a btree entry must stay under
 2,704 bytes: 512 floats plus three ids of at most `MAX_ID_LENGTH`)."""
 MAX_ID_LENGTH = 128
 
 LONG_TERM_MEMORY_SQL = f"""
+{UUID_V7_FUNCTION}
 CREATE TABLE facts (
-    id uuid PRIMARY KEY DEFAULT uuidv7(),
+    id uuid PRIMARY KEY DEFAULT recollect_uuidv7(),
     org_id text NOT NULL CHECK (length(org_id) <= {MAX_ID_LENGTH}),
     user_id text NOT NULL CHECK (length(user_id) <= {MAX_ID_LENGTH}),
     session_id text CHECK (length(session_id) <= {MAX_ID_LENGTH}),
@@ -67,7 +70,7 @@ CREATE TABLE profiles (
 );
 
 CREATE TABLE episodes (
-    id uuid PRIMARY KEY DEFAULT uuidv7(),
+    id uuid PRIMARY KEY DEFAULT recollect_uuidv7(),
     org_id text NOT NULL,
     user_id text NOT NULL,
     session_id text,
