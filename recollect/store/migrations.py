@@ -290,7 +290,11 @@ def _acquire_lock(conn: Connection[Any]) -> Connection[Any]:
         while not _first(lock.execute(try_lock, prepare=False).fetchone()):
             lock.rollback()  # no transaction stays open between tries
             if time.monotonic() > deadline:
-                raise TimeoutError(f"another process has been migrating for over {LOCK_TIMEOUT_S}s")
+                raise MigrationError(
+                    "the migration lock",
+                    f"another process has been migrating for over {LOCK_TIMEOUT_S} s; let it "
+                    "finish (or stop it) and migrate again",
+                )
             time.sleep(0.05)
     except BaseException:
         lock.close()
