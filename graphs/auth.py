@@ -4,8 +4,9 @@
 for a JWT or OIDC check in production and keep the rest. Every resource is stamped with its
 owner when it is created and every read, search and run is filtered by it, so another user's
 thread id answers 404. A run whose context or config names another user or organisation is
-refused: graphs take identity from here, never from the caller. Studio in `langgraph dev`
-acts as the configured local identity.
+refused: graphs take identity from here, never from the caller. The graphs' own assistants
+are everyone's; an assistant a user creates is that user's alone. Studio acts as the configured
+local identity only when `RECOLLECT_STUDIO_IDENTITY=on` (`recollect/auth/served.py`).
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from recollect.auth.identity import Identity
 from recollect.auth.ownership import (
     foreign_identity_in_run,
     is_approval_assistant,
+    metadata_claim,
     namespace_allowed,
     own_store_prefix,
+    owned_or_system,
     owner_filter,
     stamp_owner,
     thread_filter,
@@ -94,19 +97,56 @@ async def runs_as_the_caller(
 
 
 @auth.on.assistants.read
-async def shared_assistants(ctx: Auth.types.AuthContext, value: Auth.types.AssistantsRead) -> bool:
-    """The graphs' assistants are the deployment's, readable by every authenticated caller."""
-    _caller(ctx)
-    return True
+async def shared_assistants(
+    ctx: Auth.types.AuthContext, value: Auth.types.AssistantsRead
+) -> dict[str, Any]:
+    """The graphs' assistants are the deployment's, readable by every caller; one a user
+    created is that user's alone (reading, its versions, running it, a cron on it)."""
+    return owned_or_system(_caller(ctx))
 
 
 @auth.on.assistants.search
 async def search_shared_assistants(
     ctx: Auth.types.AuthContext, value: Auth.types.AssistantsSearch
-) -> bool:
-    """Listing assistants shows the deployment's graphs (and nothing of other users)."""
-    _caller(ctx)
-    return True
+) -> dict[str, Any]:
+    """Listing and counting assistants shows the graphs' and one's own."""
+    return owned_or_system(_caller(ctx))
+
+
+@auth.on.assistants.create
+async def own_assistant(
+    ctx: Auth.types.AuthContext, value: Auth.types.AssistantsCreate
+) -> dict[str, str]:
+    """A new assistant is its creator's; it may not pass as the server's or name another user."""
+    identity = _caller(ctx)
+    _refuse_claims(value.get("metadata"), identity)
+    named = foreign_identity_in_run(
+        {"context": value.get("context"), "config": value.get("config")}, identity
+    )
+    if named:
+        raise Auth.exceptions.HTTPException(status_code=403, detail=named)
+    return stamp_owner(cast(dict[str, Any], value), identity)
+
+
+@auth.on.assistants.update
+async def update_own_assistant(
+    ctx: Auth.types.AuthContext, value: Auth.types.AssistantsUpdate
+) -> dict[str, str]:
+    """Only one's own assistants change, and never hands to another owner or the server."""
+    identity = _caller(ctx)
+    _refuse_claims(value.get("metadata"), identity)
+    named = foreign_identity_in_run(
+        {"context": value.get("context"), "config": value.get("config")}, identity
+    )
+    if named:
+        raise Auth.exceptions.HTTPException(status_code=403, detail=named)
+    return owner_filter(identity)
+
+
+def _refuse_claims(metadata: object, identity: Identity) -> None:
+    claim = metadata_claim(metadata, identity)
+    if claim:
+        raise Auth.exceptions.HTTPException(status_code=403, detail=claim)
 
 
 @auth.on.store()

@@ -27,6 +27,10 @@ ORG_KEY = "org"
 GRAPH_KEY = "graph_id"
 """Set on a thread by the server when a graph runs on it."""
 APPROVAL_GRAPH = "approval"
+CREATED_BY_KEY = "created_by"
+SYSTEM = "system"
+"""The server marks the assistants it creates for the graphs `created_by: system`; those are
+the deployment's, readable by every caller, and no caller may claim the mark."""
 _GRAPH_NAMESPACE = uuid.UUID("6ba7b821-9dad-11d1-80b4-00c04fd430c8")
 """The namespace the LangGraph server derives a graph's default assistant id from."""
 
@@ -45,6 +49,24 @@ def stamp_owner(value: MutableMapping[str, Any], identity: Identity) -> dict[str
 def owner_filter(identity: Identity) -> dict[str, str]:
     """Only resources this identity owns."""
     return {OWNER_KEY: identity.key}
+
+
+def owned_or_system(identity: Identity) -> dict[str, Any]:
+    """The assistants an identity sees: the graphs' own and the ones it created itself."""
+    return {"$or": [owner_filter(identity), {CREATED_BY_KEY: SYSTEM}]}
+
+
+def metadata_claim(metadata: object, identity: Identity) -> str | None:
+    """Why metadata a caller writes must be refused, if it names another owner or organisation
+    or claims to be the server's; repeating one's own stamp (as Studio does) is fine."""
+    if not isinstance(metadata, Mapping):
+        return None
+    for key, own in ((OWNER_KEY, identity.key), (ORG_KEY, identity.org_id)):
+        if key in metadata and metadata[key] != own:
+            return f"metadata {key!r} is set by the server from your key and cannot be changed"
+    if metadata.get(CREATED_BY_KEY) == SYSTEM:
+        return f"metadata {CREATED_BY_KEY!r}: {SYSTEM!r} marks the server's own assistants"
+    return None
 
 
 def thread_filter(identity: Identity) -> dict[str, str]:
