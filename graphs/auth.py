@@ -18,6 +18,7 @@ from langgraph_sdk import Auth
 from recollect.auth.api_keys import AuthenticationError, authenticate_bearer, load_api_keys
 from recollect.auth.identity import Identity
 from recollect.auth.ownership import (
+    beyond_a_decision,
     foreign_identity_in_run,
     is_approval_assistant,
     metadata_claim,
@@ -69,10 +70,18 @@ async def owned_only(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> dict
 
 @auth.on.threads
 async def owned_threads(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> dict[str, str]:
-    """One's own threads; a reviewer's key sees the organisation's approval workflows."""
+    """One's own threads. A reviewer's key reads the organisation's approval workflows and
+    nothing more: no new threads, and updates (state, metadata) and deletes reach only one's
+    own threads (a reviewer has none), so another's answers 404."""
     identity = _caller(ctx)
     if ctx.action == "create":
+        if identity.scope().is_reviewer:
+            raise Auth.exceptions.HTTPException(
+                status_code=403, detail="a reviewer's key reads and decides workflows only"
+            )
         stamp_owner(value, identity)
+    if ctx.action in ("update", "delete"):
+        return owner_filter(identity)
     return thread_filter(identity)
 
 
@@ -92,6 +101,10 @@ async def runs_as_the_caller(
         raise Auth.exceptions.HTTPException(
             status_code=403, detail="a reviewer's key runs the approval graph only"
         )
+    if identity.scope().is_reviewer:
+        beyond = beyond_a_decision(value.get("kwargs") or {})
+        if beyond:
+            raise Auth.exceptions.HTTPException(status_code=403, detail=beyond)
     stamp_owner(cast(dict[str, Any], value), identity)
     return thread_filter(identity)
 

@@ -2,7 +2,8 @@
 assistants it created, and store namespaces under its own `(org, user)`.
 
 A reviewer's key is a review console: its threads are the organisation's approval workflows
-(threads that ran the `approval` graph), which it may read and resume with that graph only.
+(threads that ran the `approval` graph), which it may read and resume with a decision, and
+nothing else: no new threads, no state or metadata updates, no deletes, no new input.
 The server's filters cannot say "mine or my organisation's workflows", so a reviewer who also
 talks to the agent does so with a second key.
 
@@ -74,6 +75,25 @@ def thread_filter(identity: Identity) -> dict[str, str]:
     if identity.scope().is_reviewer:
         return {ORG_KEY: identity.org_id, GRAPH_KEY: APPROVAL_GRAPH}
     return owner_filter(identity)
+
+
+def beyond_a_decision(kwargs: Mapping[str, Any]) -> str | None:
+    """Why a reviewer's run must be refused, if it does more than resume a waiting workflow
+    from its latest checkpoint with a decision (no new input, no state update, no jump, no
+    replay from an older checkpoint)."""
+    command = kwargs.get("command")
+    sent = (
+        {k for k, v in command.items() if v is not None} if isinstance(command, Mapping) else set()
+    )
+    if kwargs.get("input") or sent != {"resume"}:
+        return (
+            "a reviewer's key only decides a waiting workflow: send command={'resume': <decision>}"
+            " and nothing else"
+        )
+    configurable = (kwargs.get("config") or {}).get("configurable") or {}
+    if isinstance(configurable, Mapping) and configurable.get("checkpoint_id"):
+        return "a reviewer's key decides from the workflow's latest checkpoint only"
+    return None
 
 
 def is_approval_assistant(assistant_id: object) -> bool:
