@@ -79,7 +79,10 @@ async def owned_threads(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> d
             raise Auth.exceptions.HTTPException(
                 status_code=403, detail="a reviewer's key reads and decides workflows only"
             )
+        _refuse_claims(value.get("metadata"), identity)
         stamp_owner(value, identity)
+    if ctx.action == "update":  # `owner` and `org` stay what creation stamped
+        _refuse_claims(value.get("metadata"), identity)
     if ctx.action in ("update", "delete"):
         return owner_filter(identity)
     return thread_filter(identity)
@@ -91,12 +94,7 @@ async def runs_as_the_caller(
 ) -> dict[str, str]:
     """A run on one's own thread, as oneself: naming another user in its context is refused."""
     identity = _caller(ctx)
-    reason = foreign_identity_in_run(value.get("kwargs") or {}, identity)
-    if reason:
-        raise Auth.exceptions.HTTPException(status_code=403, detail=reason)
-    too_large = oversized_input(value.get("kwargs") or {})
-    if too_large:  # refused before the input is checkpointed, embedded or sent anywhere
-        raise Auth.exceptions.HTTPException(status_code=413, detail=too_large)
+    _refuse_run(value.get("kwargs") or {}, identity)
     if identity.scope().is_reviewer and not is_approval_assistant(value.get("assistant_id")):
         raise Auth.exceptions.HTTPException(
             status_code=403, detail="a reviewer's key runs the approval graph only"
@@ -107,6 +105,34 @@ async def runs_as_the_caller(
             raise Auth.exceptions.HTTPException(status_code=403, detail=beyond)
     stamp_owner(cast(dict[str, Any], value), identity)
     return thread_filter(identity)
+
+
+@auth.on.crons.create
+async def crons_as_the_caller(
+    ctx: Auth.types.AuthContext, value: Auth.types.CronsCreate
+) -> dict[str, str]:
+    """A cron is checked when it is created as the runs it will start are: its message size
+    and identity, and a reviewer's key schedules nothing. Each run it starts is created as
+    its creator (the server records who), so `runs_as_the_caller` checks it again."""
+    identity = _caller(ctx)
+    if identity.scope().is_reviewer:
+        raise Auth.exceptions.HTTPException(
+            status_code=403, detail="a reviewer's key reads and decides workflows only"
+        )
+    _refuse_run(value.get("payload") or {}, identity)
+    _refuse_claims(cast(dict[str, Any], value).get("metadata"), identity)
+    return stamp_owner(cast(dict[str, Any], value), identity)
+
+
+@auth.on.crons.update
+async def update_own_crons(
+    ctx: Auth.types.AuthContext, value: Auth.types.CronsUpdate
+) -> dict[str, str]:
+    """A cron's new payload is checked like a new one's; only one's own crons change."""
+    identity = _caller(ctx)
+    _refuse_run(value.get("payload") or {}, identity)
+    _refuse_claims(cast(dict[str, Any], value).get("metadata"), identity)
+    return owner_filter(identity)
 
 
 @auth.on.assistants.read
@@ -154,6 +180,17 @@ async def update_own_assistant(
     if named:
         raise Auth.exceptions.HTTPException(status_code=403, detail=named)
     return owner_filter(identity)
+
+
+def _refuse_run(kwargs: dict[str, Any], identity: Identity) -> None:
+    """What every run (and cron) must pass before anything is stored or started: it names no
+    other user or organisation, and its messages are within the size limits."""
+    reason = foreign_identity_in_run(kwargs, identity)
+    if reason:
+        raise Auth.exceptions.HTTPException(status_code=403, detail=reason)
+    too_large = oversized_input(kwargs)
+    if too_large:  # refused before the input is checkpointed, embedded or sent anywhere
+        raise Auth.exceptions.HTTPException(status_code=413, detail=too_large)
 
 
 def _refuse_claims(metadata: object, identity: Identity) -> None:
