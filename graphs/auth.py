@@ -16,6 +16,7 @@ from typing import Any, cast
 from langgraph_sdk import Auth
 
 from recollect.auth.api_keys import AuthenticationError, authenticate_bearer, load_api_keys
+from recollect.auth.context_bounds import context_refusal
 from recollect.auth.identity import Identity
 from recollect.auth.ownership import (
     beyond_a_decision,
@@ -164,6 +165,7 @@ async def own_assistant(
     )
     if named:
         raise Auth.exceptions.HTTPException(status_code=403, detail=named)
+    _refuse_out_of_bounds(value.get("context"), (value.get("config") or {}).get("configurable"))
     return stamp_owner(cast(dict[str, Any], value), identity)
 
 
@@ -179,6 +181,7 @@ async def update_own_assistant(
     )
     if named:
         raise Auth.exceptions.HTTPException(status_code=403, detail=named)
+    _refuse_out_of_bounds(value.get("context"), (value.get("config") or {}).get("configurable"))
     return owner_filter(identity)
 
 
@@ -188,9 +191,18 @@ def _refuse_run(kwargs: dict[str, Any], identity: Identity) -> None:
     reason = foreign_identity_in_run(kwargs, identity)
     if reason:
         raise Auth.exceptions.HTTPException(status_code=403, detail=reason)
+    _refuse_out_of_bounds(kwargs.get("context"), (kwargs.get("config") or {}).get("configurable"))
     too_large = oversized_input(kwargs)
     if too_large:  # refused before the input is checkpointed, embedded or sent anywhere
         raise Auth.exceptions.HTTPException(status_code=413, detail=too_large)
+
+
+def _refuse_out_of_bounds(*contexts: object) -> None:
+    """A model off the allow-list, or a budget or worker count over its cap, is refused."""
+    for context in contexts:
+        reason = context_refusal(context)
+        if reason:
+            raise Auth.exceptions.HTTPException(status_code=422, detail=reason)
 
 
 def _refuse_claims(metadata: object, identity: Identity) -> None:

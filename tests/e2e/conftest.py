@@ -43,13 +43,21 @@ def module_database_uri(postgres_server: str) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
+def served_env() -> dict[str, str]:
+    """Variables the module's server gets beyond its database (a module overrides this)."""
+    return {}
+
+
+@pytest.fixture(scope="module")
 def served_module(
-    module_database_uri: str, tmp_path_factory: pytest.TempPathFactory
+    module_database_uri: str, served_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
     """The base URL of a `langgraph dev` shared by the module's tests."""
     log = tmp_path_factory.mktemp("served") / "dev.log"
     with pytest.MonkeyPatch.context() as env:
         for name in _INHERITED:
             env.delenv(name, raising=False)
-        with langgraph_dev({"RECOLLECT_DATABASE_URI": module_database_uri}, log) as url:
+        with langgraph_dev(
+            {"RECOLLECT_DATABASE_URI": module_database_uri, **served_env}, log
+        ) as url:
             yield url
