@@ -1,6 +1,7 @@
-"""The HTTP app `langgraph.json` → `http.app` names: no routes of its own, only the middleware
-that closes the server's operator routes (`recollect/auth/operator_routes.py`), which runs in
-front of every route LangGraph serves, including the ones its `Auth` never sees."""
+"""The HTTP app `langgraph.json` → `http.app` names: no routes of its own, only middleware
+that runs in front of every route LangGraph serves, including the ones its `Auth` never sees:
+the server's operator routes closed (`recollect/auth/operator_routes.py`) and a malformed store
+search refused with a 422 (`recollect/basestore/search_shape.py`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from recollect.auth.api_keys import AuthenticationError
 from recollect.auth.identity import Identity
 from recollect.auth.operator_routes import OperatorRoutes
 from recollect.auth.served import identity_of
+from recollect.basestore.search_shape import StoreSearchShape
 
 
 async def identify(authorization: str | None) -> Identity | None:
@@ -24,4 +26,6 @@ async def identify(authorization: str | None) -> Identity | None:
     return identity_of(user)
 
 
-app = Starlette(middleware=[Middleware(OperatorRoutes, identify=identify)])
+app = Starlette(
+    middleware=[Middleware(OperatorRoutes, identify=identify), Middleware(StoreSearchShape)]
+)

@@ -120,7 +120,12 @@ async def crons_as_the_caller(
         raise Auth.exceptions.HTTPException(
             status_code=403, detail="a reviewer's key reads and decides workflows only"
         )
-    _refuse_run(value.get("payload") or {}, identity)
+    payload = value.get("payload") or {}
+    if not isinstance(value.get("schedule"), str) or not payload.get("assistant_id"):
+        raise Auth.exceptions.HTTPException(
+            status_code=422, detail="a cron needs a schedule (cron syntax) and an assistant_id"
+        )
+    _refuse_run(payload, identity)
     _refuse_claims(cast(dict[str, Any], value).get("metadata"), identity)
     return stamp_owner(cast(dict[str, Any], value), identity)
 
