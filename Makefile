@@ -52,8 +52,9 @@ integration: $(STAMP)
 e2e: $(STAMP)
 	$(BIN)/pytest tests/e2e
 
+# Studio, on this machine, acts as the local identity (RECOLLECT_ORG_ID / RECOLLECT_USER_ID).
 dev: $(STAMP)
-	$(BIN)/langgraph dev
+	RECOLLECT_STUDIO_IDENTITY=on $(BIN)/langgraph dev
 
 bench: $(STAMP)
 	mkdir -p bench/out
