@@ -7,13 +7,17 @@ serialisable for the HTTP API), so they ask here, in this order:
 2. the process's pool, installed by `open_persistence` while it is open (the CLI);
 3. under `langgraph dev` or LangGraph Platform, where nobody installed one, a pool the first
    caller opens (as the app role, after migrating) that lives until the process exits.
+
+Work still queued for these pools in background threads (the trace writer) registers with
+`before_closing`: whoever closes a process's pool runs `run_before_closing()` first, so exit
+never closes a pool under queued writes.
 """
 
 from __future__ import annotations
 
 import atexit
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -28,6 +32,22 @@ _installed: ContextVar[ConnectionPool[Any] | None] = ContextVar("recollect_pool"
 _lock = threading.Lock()
 _process: list[ConnectionPool[Any]] = []
 _opened: dict[str, ConnectionPool[Any]] = {}
+_before_close: list[Callable[[], object]] = []
+
+
+def before_closing(hook: Callable[[], object]) -> None:
+    """Run `hook` before a process's pool closes (once per hook, however often registered)."""
+    with _lock:
+        if hook not in _before_close:
+            _before_close.append(hook)
+
+
+def run_before_closing() -> None:
+    """Let background writers finish (each bounds its own wait) before a pool is closed."""
+    with _lock:
+        hooks = list(_before_close)
+    for hook in hooks:
+        hook()
 
 
 @contextmanager
@@ -75,5 +95,11 @@ def shared_pool() -> ConnectionPool[Any]:
             prepare(uri)
             pool = open_pool(app_uri(uri), name="recollect-shared")
             _opened["default"] = pool
-            atexit.register(pool.close)
+            atexit.register(_close_at_exit, pool)
         return _opened["default"]
+
+
+def _close_at_exit(pool: ConnectionPool[Any]) -> None:
+    """The served process's pool, closed at exit after the writes queued for it."""
+    run_before_closing()
+    pool.close()
