@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import time
 
+import psycopg
+
 from tests.support.processes import Interactive, run_recollect
 
 VALUE = "Zephyr-4471"
@@ -16,6 +18,24 @@ FILLER = [
     "any tips for a long train journey with a lot of luggage",
     "how should I prepare for a job interview next month",
 ]
+STORED_WITHIN_S = 180
+LIVE_FACT = """
+SELECT count(*) FROM facts
+WHERE strpos(text, %s) > 0 AND deleted_at IS NULL AND superseded_by IS NULL
+"""
+
+
+def wait_until_stored(database_uri: str, text: str) -> None:
+    """Until the chat's background worker has stored a live fact holding `text`: it runs
+    beside the turns, as fast as the machine lets it, so the last turn is asked only then."""
+    deadline = time.monotonic() + STORED_WITHIN_S
+    with psycopg.connect(database_uri, autocommit=True) as conn:
+        while True:
+            row = conn.execute(LIVE_FACT, (text,)).fetchone()
+            if row is not None and row[0] > 0:
+                return
+            assert time.monotonic() < deadline, f"no live fact holds {text!r}"
+            time.sleep(0.2)
 
 
 def test_fifty_turns_then_the_planted_values_whole_story(database_uri: str) -> None:
@@ -32,6 +52,7 @@ def test_fifty_turns_then_the_planted_values_whole_story(database_uri: str) -> N
         if turn == 3:
             chat.send(f"I work on project {VALUE}.")
         elif turn == 50:
+            wait_until_stored(database_uri, VALUE)
             chat.send("which project do I work on?")
         else:
             chat.send(f"{FILLER[turn % len(FILLER)]} (turn {turn})")
