@@ -66,8 +66,9 @@ def project_data_seen() -> list[str]:
 
 @pytest.fixture(scope="session", autouse=True)
 def project_data_untouched(project_data_seen: list[str]) -> Iterator[None]:
-    """The whole run leaves the project's `.recollect/` byte-for-byte as it found it (or
-    absent), and no process it starts is pointed at it."""
+    """The whole run leaves the project's `.recollect/` as it found it (or absent): byte for
+    byte, or row for row while a server runs there (see `data_guard`); and no process it
+    starts is pointed at it."""
     original = subprocess.Popen.__init__
 
     def checked_init(self: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
@@ -88,8 +89,8 @@ def project_data_untouched(project_data_seen: list[str]) -> Iterator[None]:
         _PROJECT_DATA_BEFORE, data_guard.fingerprint(data_guard.PROJECT_DATA)
     )
     assert not changed, (
-        f"the tests changed {data_guard.PROJECT_DATA}: {changed[:10]} (a `recollect` process "
-        "left running on it during the run changes it too)"
+        f"the tests changed {data_guard.PROJECT_DATA}: {changed[:10]} (a chat or worker of "
+        "yours writing there during the run changes it too)"
     )
     assert not project_data_seen, f"processes pointed at the project's data: {project_data_seen}"
 

@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"recollect: {exc}", file=sys.stderr, flush=True)
                 continue
             print(f"assistant> {reply}", flush=True)
-        WRITER.flush()  # the turns' traces, before the pool closes
+        WRITER.flush()  # the turns' traces land before the exit's extraction rows number after them
         if background is not None:
             thread_runner, stop = background
             stop.set()

@@ -20,7 +20,7 @@ from recollect.store.budget import pool_size
 from recollect.store.errors import DatabaseUnavailableError
 from recollect.store.heap import settle_enabled, settle_heap
 from recollect.store.migrations import prepare
-from recollect.store.pool import install_process_pool
+from recollect.store.pool import install_process_pool, run_before_closing
 from recollect.store.roles import app_uri, login_hint, worker_uri
 from recollect.store.scope import Scope
 from recollect.store.server import open_pool, prepared_statements, redact_password, resolve_uri
@@ -58,8 +58,9 @@ def open_persistence(
     scope: Scope | None = None,
     worker: bool = False,
 ) -> Iterator[Persistence]:
-    """Resolve (or start) the database, migrate it, and close the pools on exit; graph steps
-    reach the app pool through `shared_pool()` meanwhile."""
+    """Resolve (or start) the database, migrate it, and close the pools on exit, after the
+    writes still queued for them (turn traces); graph steps reach the app pool through
+    `shared_pool()` meanwhile."""
     target = uri or resolve_uri(announce=announce)
     version = prepare(target)
     retain = retention_from_env()
@@ -72,6 +73,7 @@ def open_persistence(
         with install_process_pool(pool):
             yield Persistence(target, pool, saver, version, workers)
     finally:
+        run_before_closing()
         if workers is not None:
             workers.close()
         pool.close()
@@ -136,4 +138,5 @@ async def platform_checkpointer() -> AsyncIterator[AsyncPostgresSaver]:
             saver.retain = retain
             yield saver
     finally:
+        await asyncio.to_thread(run_before_closing)  # the server is shutting down: traces first
         await pool.close()

@@ -8,13 +8,17 @@ serialisable for the HTTP API), so they ask here, in this order:
 3. under `langgraph dev` or LangGraph Platform, where nobody installed one, a pool the first
    caller opens (as the app role, after migrating) that lives until the process exits
    (`lifetime_pool`, which the served memory engine uses too: one sync pool a process).
+
+Work still queued for these pools in background threads (the trace writer) registers with
+`before_closing`: whoever closes a process's pool runs `run_before_closing()` first, so exit
+never closes a pool under queued writes.
 """
 
 from __future__ import annotations
 
 import atexit
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -29,6 +33,22 @@ _installed: ContextVar[ConnectionPool[Any] | None] = ContextVar("recollect_pool"
 _lock = threading.Lock()
 _process: list[ConnectionPool[Any]] = []
 _opened: dict[str, ConnectionPool[Any]] = {}
+_before_close: list[Callable[[], object]] = []
+
+
+def before_closing(hook: Callable[[], object]) -> None:
+    """Run `hook` before a process's pool closes (once per hook, however often registered)."""
+    with _lock:
+        if hook not in _before_close:
+            _before_close.append(hook)
+
+
+def run_before_closing() -> None:
+    """Let background writers finish (each bounds its own wait) before a pool is closed."""
+    with _lock:
+        hooks = list(_before_close)
+    for hook in hooks:
+        hook()
 
 
 @contextmanager
@@ -84,5 +104,11 @@ def lifetime_pool() -> ConnectionPool[Any]:
             prepare(uri)
             pool = open_pool(app_uri(uri), name="recollect-shared")
             _opened["default"] = pool
-            atexit.register(pool.close)
+            atexit.register(_close_at_exit, pool)
         return _opened["default"]
+
+
+def _close_at_exit(pool: ConnectionPool[Any]) -> None:
+    """The served process's pool, closed at exit after the writes queued for it."""
+    run_before_closing()
+    pool.close()

@@ -1,19 +1,23 @@
 """Turn traces are written off the reply path: a node hands its trace to a daemon thread, which
 writes whatever has queued up in one transaction per owner. A trace is an explanation, not
 data the conversation depends on: if the database is away it is logged and dropped, and the
-queue is bounded so a stalled database cannot grow memory."""
+queue is bounded so a stalled database cannot grow memory. Before a process closes its pool
+the writer is flushed (`store.pool.before_closing`): exit waits, bounded, for the queue, and
+says in one line what it could not write."""
 
 from __future__ import annotations
 
 import atexit
 import logging
 import queue
+import sys
 import threading
 import time
 from typing import Any
 
 from psycopg_pool import ConnectionPool
 
+from recollect.store.pool import before_closing
 from recollect.trace.store import PendingTrace, write_turns
 
 log = logging.getLogger(__name__)
@@ -21,6 +25,9 @@ log = logging.getLogger(__name__)
 MAX_PENDING = 1000
 MAX_BATCH = 200
 FLUSH_TIMEOUT_S = 10.0
+CLOSING_TIMEOUT_S = 60.0
+"""How long a closing process waits for its queued traces: long enough for a loaded machine,
+short enough that a database that stopped answering cannot hold the exit."""
 
 
 class TraceWriter:
@@ -51,6 +58,24 @@ class TraceWriter:
                 return False
             time.sleep(0.005)
         return True
+
+    @property
+    def pending(self) -> int:
+        """Traces queued or being written."""
+        return self._queue.unfinished_tasks
+
+    def flush_before_closing(self, timeout_s: float = CLOSING_TIMEOUT_S) -> bool:
+        """`flush`, and one line on stderr when traces are still unwritten at the deadline
+        (the pool is about to close, so they are lost; the conversation is not)."""
+        if self.flush(timeout_s):
+            return True
+        print(
+            f"recollect: {self.pending} turn trace(s) not written within {timeout_s:g}s of "
+            "exit and dropped (the conversation itself is saved)",
+            file=sys.stderr,
+            flush=True,
+        )
+        return False
 
     def _start(self) -> None:
         if self._thread is not None and self._thread.is_alive():
@@ -91,4 +116,5 @@ class TraceWriter:
 WRITER = TraceWriter()
 """The process's writer; `flush()` it before reading traces this process wrote."""
 
-atexit.register(WRITER.flush, 2.0)
+before_closing(WRITER.flush_before_closing)
+atexit.register(WRITER.flush_before_closing)  # a script that closes no pool of ours

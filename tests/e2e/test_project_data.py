@@ -2,8 +2,9 @@
 
 The whole-run proof is the session fixture `project_data_untouched` (conftest): it fingerprints
 `.recollect/` before the first test and fails the run if a byte changed (or the folder
-appeared), and it records any process started with an environment that points there. These
-tests show its parts work, and that the run's processes inherit their own data folder.
+appeared), or a row while a server runs there, and it records any process started with an
+environment that points there. These tests show its parts work, and that the run's processes
+inherit their own data folder.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from recollect.store.server import data_dir
+import psycopg
+
+from recollect.store.server import data_dir, embedded_server
 from tests.support import data_guard
 
 
@@ -62,3 +65,30 @@ def test_a_fingerprint_sees_one_changed_byte_and_a_new_or_vanished_folder(
     ]
     assert data_guard.differences(None, before) == ["folder created"]
     assert data_guard.differences(before, None) == ["folder deleted"]
+
+
+def test_a_running_server_is_judged_by_its_rows_not_by_the_files_it_rewrites(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / ".recollect"
+    server = embedded_server(folder, keep_running=False)
+    try:
+        uri = server.get_uri()
+        with psycopg.connect(uri, autocommit=True) as conn:
+            conn.execute("CREATE TABLE notes (body text)")
+            before = data_guard.fingerprint(folder)
+            control = (folder / "pgdata" / "global" / "pg_control").read_bytes()
+            conn.execute("CHECKPOINT")  # the server's own writing, as an idle one does
+            assert (folder / "pgdata" / "global" / "pg_control").read_bytes() != control
+            assert data_guard.differences(before, data_guard.fingerprint(folder)) == []
+            assert before is not None
+            assert before[data_guard.SERVER] == "running"
+            conn.execute("INSERT INTO notes VALUES ('written during the run')")
+            assert data_guard.differences(before, data_guard.fingerprint(folder)) == [
+                "changed rows of postgres.public.notes"
+            ]
+    finally:
+        server.cleanup()
+    assert data_guard.differences(before, data_guard.fingerprint(folder))[0] == (
+        "changed server on pgdata"
+    )

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import time
 
+import psycopg
+
 from tests.support.processes import Interactive, run_recollect
 
 VALUE = "Zephyr-4471"
@@ -16,6 +18,31 @@ FILLER = [
     "any tips for a long train journey with a lot of luggage",
     "how should I prepare for a job interview next month",
 ]
+CAUGHT_UP_WITHIN_S = 180
+CAUGHT_UP = """
+SELECT (SELECT count(*) FROM facts
+        WHERE strpos(text, %(text)s) > 0 AND deleted_at IS NULL AND superseded_by IS NULL) > 0
+   AND NOT EXISTS (SELECT 1 FROM memory_jobs
+                   WHERE thread_id = %(thread)s
+                     AND (status = 'running' OR (status = 'pending' AND run_after <= now())))
+"""
+"""The planted fact is stored, and no job of the thread is running or due: at most the last
+few turns (fewer than RECOLLECT_EXTRACT_EVERY_TURNS) wait unextracted, however the worker's
+jobs fell."""
+
+
+def wait_until_caught_up(database_uri: str, thread: str, text: str) -> None:
+    """Until the chat's background worker has done every due job: it runs beside the turns,
+    as fast as the machine lets it, and what the last turn recalls (the fact, or the profile
+    that still carries it) depends on how far it got."""
+    deadline = time.monotonic() + CAUGHT_UP_WITHIN_S
+    with psycopg.connect(database_uri, autocommit=True) as conn:
+        while True:
+            row = conn.execute(CAUGHT_UP, {"text": text, "thread": thread}).fetchone()
+            if row is not None and row[0]:
+                return
+            assert time.monotonic() < deadline, f"the worker did not catch up on {thread}"
+            time.sleep(0.2)
 
 
 def test_fifty_turns_then_the_planted_values_whole_story(database_uri: str) -> None:
@@ -32,6 +59,7 @@ def test_fifty_turns_then_the_planted_values_whole_story(database_uri: str) -> N
         if turn == 3:
             chat.send(f"I work on project {VALUE}.")
         elif turn == 50:
+            wait_until_caught_up(database_uri, "ana-story", VALUE)
             chat.send("which project do I work on?")
         else:
             chat.send(f"{FILLER[turn % len(FILLER)]} (turn {turn})")
