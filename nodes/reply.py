@@ -25,12 +25,12 @@ from typing import Any, cast
 from langchain_core.messages import AIMessage, AnyMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
-from langgraph._internal._runnable import RunnableCallable
 from langgraph.runtime import Runtime
 
 from nodes.call_model import make_acall_model, make_call_model
 from nodes.extract import aextract, extract
 from nodes.summarize import fold_pending
+from recollect.langgraph_private import dual_step
 from state.agent import AgentState
 from state.context import Context
 
@@ -40,7 +40,7 @@ QUEUE_RUN = "extract"
 ReplyStep = Callable[[AgentState, Runtime[Context], RunnableConfig], dict[str, Any]]
 AsyncReplyStep = Callable[[AgentState, Runtime[Context], RunnableConfig], Awaitable[dict[str, Any]]]
 
-_queue = RunnableCallable(extract, aextract, name=QUEUE_RUN, trace=True)
+_queue = dual_step(extract, aextract, name=QUEUE_RUN, trace=True)
 
 
 def ends_turn(state: AgentState, runtime: Runtime[Context]) -> bool:
