@@ -34,7 +34,7 @@ from nodes.reply import ends_turn, make_areply, make_reply
 from nodes.summarize import summarize
 from recollect.history.limits import check_message
 from recollect.longterm.process import process_memory
-from state.agent import AgentInput, AgentState
+from state.agent import AgentContext, AgentInput, AgentState
 from state.context import Context
 
 
@@ -67,7 +67,7 @@ def build(memory: MemorySource, tools: Sequence[BaseTool] = AGENT_TOOLS) -> Agen
     """The agent's nodes and edges, with recall and the memory tools bound to `memory` (None:
     no long-term memory, and no memory tools) beside `tools` for the model to call."""
     graph_builder: AgentBuilder = StateGraph(
-        AgentState, context_schema=Context, input_schema=AgentInput
+        AgentState, context_schema=AgentContext, input_schema=AgentInput
     )
     tools = [*tools, *memory_tools(memory)]
     prepare = PrepareNode(RecallNode(memory))

@@ -7,13 +7,16 @@ registering classes with the serializer.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, TypedDict
+from dataclasses import dataclass
+from typing import Annotated, ClassVar
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
+from typing_extensions import TypedDict
 
 from recollect.history.pinning import merge_pins
 from recollect.history.records import PinnedValue
+from state.context import Context
 
 
 class RunningSummary(TypedDict):
@@ -84,3 +87,24 @@ class AgentInput(TypedDict):
     """What a caller sends: new messages only."""
 
     messages: Annotated[list[AnyMessage], add_messages]
+
+
+@dataclass(kw_only=True)
+class AgentContext(Context):
+    """The agent's run settings: its model and prompt, the history and recall budgets, and
+    how its turns are queued for extraction."""
+
+    offered_settings: ClassVar[frozenset[str] | None] = frozenset(
+        {
+            "model",
+            "system_prompt",
+            "max_history_tokens",
+            "summary_max_tokens",
+            "context_tokens",
+            "recall_tokens",
+            "extraction",
+            "min_confidence",
+            "extract_after_idle_s",
+            "extract_every_turns",
+        }
+    )

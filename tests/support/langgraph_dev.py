@@ -47,6 +47,26 @@ def free_port() -> int:
         return port
 
 
+def project_config_in(directory: Path) -> Path:
+    """The project's `langgraph.json` written into `directory` with every code path made
+    absolute, so a server started there (`cwd=directory`) serves the project's graphs but
+    reads `directory`'s own `.env` and keeps its runtime there."""
+    config = json.loads((PROJECT_ROOT / "langgraph.json").read_text())
+
+    def absolute(spec: str) -> str:
+        return str((PROJECT_ROOT / spec).resolve()) if spec.startswith(".") else spec
+
+    config["dependencies"] = [absolute(dep) for dep in config.get("dependencies", [])]
+    for spec in config["graphs"].values():
+        spec["path"] = absolute(spec["path"])
+    for section in ("checkpointer", "auth", "store"):
+        if section in config:
+            config[section]["path"] = absolute(config[section]["path"])
+    path = directory / "langgraph.json"
+    path.write_text(json.dumps(config, indent=2))
+    return path
+
+
 @contextmanager
 def langgraph_dev(
     env: Mapping[str, str],

@@ -97,3 +97,11 @@ def test_the_matcher_can_tell_a_miss() -> None:
 def test_langgraph_dev_loads_the_projects_env_file() -> None:
     config = json.loads((ROOT / "langgraph.json").read_text())
     assert config["env"] == ".env"
+
+
+def test_every_graph_has_a_description_an_image_can_carry() -> None:
+    """`langgraph build` writes the graphs into a single-quoted `ENV` line of the Dockerfile."""
+    graphs = json.loads((ROOT / "langgraph.json").read_text())["graphs"]
+    for name, spec in graphs.items():
+        assert spec["description"].strip(), name
+        assert "'" not in json.dumps(spec), name
