@@ -27,18 +27,18 @@ from langgraph.store.base import BaseStore
 
 from graphs.tools import AGENT_TOOLS, memory_tools, tool_node
 from graphs.twin import twin
+from nodes.check_input import check_new_messages
 from nodes.extract import aextract, extract
 from nodes.prepare import PrepareNode
 from nodes.recall import MemorySource, RecallNode
 from nodes.reply import ends_turn, make_areply, make_reply
 from nodes.summarize import summarize
-from recollect.history.limits import check_message
 from recollect.longterm.process import process_memory
 from state.agent import AgentContext, AgentInput, AgentState
 from state.context import Context
 
 
-def _after_model(state: AgentState, runtime: Runtime[Context]) -> str:
+def route_after_model(state: AgentState, runtime: Runtime[Context]) -> str:
     """Tool calls run first; a fold happens only on turns that need it, then the `extract`
     step queues the turn; a plain turn ends here, the model's step having queued it (the
     others save a step and its checkpoint)."""
@@ -50,13 +50,10 @@ def _after_model(state: AgentState, runtime: Runtime[Context]) -> str:
     return "summarize"
 
 
-def _check_input(state: AgentState) -> str:
-    """The turn's entry: the new human messages (after the last reply) must be within the
-    size limits, or the run fails with one line before any node, embedder or model runs."""
-    for message in reversed(state.get("messages", [])):
-        if not isinstance(message, HumanMessage):
-            break
-        check_message(message.content)
+def route_input(state: AgentState) -> str:
+    """The turn's entry: new human messages beyond the size limits fail the run with one line
+    before any node runs; otherwise the turn starts with `prepare`."""
+    check_new_messages(state)
     return "prepare"
 
 
@@ -76,9 +73,11 @@ def build(memory: MemorySource, tools: Sequence[BaseTool] = AGENT_TOOLS) -> Agen
     graph_builder.add_node("tools", tool_node(tools))
     graph_builder.add_node("summarize", summarize)
     graph_builder.add_node("extract", twin("extract", extract, aextract))
-    graph_builder.add_conditional_edges(START, _check_input, ["prepare"])
+    graph_builder.add_conditional_edges(START, route_input, ["prepare"])
     graph_builder.add_edge("prepare", "call_model")
-    graph_builder.add_conditional_edges("call_model", _after_model, ["tools", "summarize", END])
+    graph_builder.add_conditional_edges(
+        "call_model", route_after_model, ["tools", "summarize", END]
+    )
     graph_builder.add_edge("tools", "call_model")
     graph_builder.add_edge("summarize", "extract")
     graph_builder.add_edge("extract", END)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
@@ -16,8 +16,9 @@ from nodes.prompt import build_prompt
 from nodes.trace import note_prompt
 from recollect.history.pinning import eviction_note, pin_change, unscanned
 from recollect.models.factory import chat_model
-from state.agent import AgentState, merge_pinned
+from state.agent import AgentState
 from state.context import Context
+from state.memory_state import merge_pinned
 
 
 class ModelNode(Protocol):
@@ -49,39 +50,54 @@ class _Bound:
         return last[1]
 
 
-def _turn(
-    state: AgentState, runtime: Runtime[Context], bound: _Bound
-) -> tuple[Runnable[Any, Any], list[Any], Callable[[Any], dict[str, Any]]]:
-    """The model call's plain logic, shared by the sync and async steps: the bound model, the
-    prompt, and what turns the reply into the state update.
+class TurnPrompt(NamedTuple):
+    """The messages for one model call, and the state update that goes with its reply."""
 
-    Tool results that arrived since the last human message (a tool loop) have not passed
-    through trim yet, so their exact values are pinned here, before the prompt's tool-results
-    share can cut them.
+    messages: list[BaseMessage]
+    update: dict[str, Any]
+    """The prompt's tokens per category, and pins from tool results since the last human
+    message (with the note to the fold when the cap unpinned older ones)."""
+
+
+def prompt_for_model(state: AgentState, ctx: Context) -> TurnPrompt:
+    """The budgeted prompt for the next model call, and the state update beside its reply.
+
+    Tool results since the last human message (a tool loop) have not passed through trim yet,
+    so their exact values are pinned here, before the prompt's tool-results share can cut
+    them. Every host of the memory (this graph, `MemoryMiddleware`, `MemoryHooks`) builds its
+    model call with this.
     """
-    ctx = context_of(runtime)
     messages = state.get("messages", [])
     last_human = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=0)
     fresh = unscanned(messages[last_human:], state.get("pinned_through"))
     pins = pin_change(state.get("pinned"), fresh)
     view: AgentState = {**state, "pinned": merge_pinned(state.get("pinned"), pins.update)}
     prompt = build_prompt(view, ctx)
-    runnable = bound(chat_model(ctx.model))
+    note_prompt(view, prompt)
+    update: dict[str, Any] = {"context_tokens": prompt.tokens}
+    if pins.update:
+        update["pinned"] = pins.update
+    if fresh and fresh[-1].id:
+        update["pinned_through"] = fresh[-1].id
+    note = eviction_note(pins.evicted, fresh[-1].id if fresh else None)
+    if note is not None:
+        update["unpinned"] = len(pins.evicted)
+        update["unfolded"] = [*state.get("unfolded", []), note]
+    return TurnPrompt(list(prompt.messages), update)
+
+
+def _turn(
+    state: AgentState, runtime: Runtime[Context], bound: _Bound
+) -> tuple[Runnable[Any, Any], list[Any], Callable[[Any], dict[str, Any]]]:
+    """The model call's plain logic, shared by the sync and async steps: the bound model, the
+    prompt, and what turns the reply into the state update."""
+    ctx = context_of(runtime)
+    turn = prompt_for_model(state, ctx)
 
     def finish(reply: Any) -> dict[str, Any]:
-        update: dict[str, Any] = {"messages": [reply], "context_tokens": prompt.tokens}
-        note_prompt(view, prompt)
-        if pins.update:
-            update["pinned"] = pins.update
-        if fresh and fresh[-1].id:
-            update["pinned_through"] = fresh[-1].id
-        note = eviction_note(pins.evicted, fresh[-1].id if fresh else None)
-        if note is not None:
-            update["unpinned"] = len(pins.evicted)
-            update["unfolded"] = [*state.get("unfolded", []), note]
-        return update
+        return {"messages": [reply], **turn.update}
 
-    return runnable, list(prompt.messages), finish
+    return bound(chat_model(ctx.model)), turn.messages, finish
 
 
 def make_call_model(tools: Sequence[BaseTool] = ()) -> ModelNode:

@@ -23,8 +23,9 @@ from recollect.history.records import PinnedValue
 from recollect.history.summary import cap_summary
 from recollect.history.tokens import text_tokens
 from recollect.history.window import MIN_MESSAGE_TOKENS, fit_window, message_tokens, valid_history
-from state.agent import AgentState, RecalledItem
+from state.agent import AgentState
 from state.context import Context
+from state.memory_state import RecalledItem
 
 
 @dataclass(frozen=True)
