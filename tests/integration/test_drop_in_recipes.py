@@ -5,6 +5,7 @@ for extraction."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from state.context import Context
 from tests.support.db import DEFAULT_SCOPE
 from tests.support.memory import memory_over
 from tests.support.scripted_openai import ScriptedOpenAI
+from tests.support.served_saver import served_saver
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "drop-in.md"
 MAX_LINES = 20
@@ -71,28 +73,46 @@ def _reply_requests(server: ScriptedOpenAI) -> list[dict[str, Any]]:
     ]
 
 
+def _sync_turns(make_agent: Any, memory: Any, checkpointer: Any, config: Any) -> dict[str, Any]:
+    agent = make_agent(memory=memory, checkpointer=checkpointer)
+    for turn in range(TURNS):
+        agent.invoke({"messages": [HumanMessage(_turn_text(turn))]}, config, context=SMALL_WINDOW)
+    return dict(agent.get_state(config).values)
+
+
+async def _async_turns(make_agent: Any, memory: Any, database_uri: str, config: Any) -> Any:
+    """As the served API runs a graph: `ainvoke` on an event loop, the async saver, and so
+    every hook's async form."""
+    async with served_saver(database_uri, DEFAULT_SCOPE) as saver:
+        agent = make_agent(memory=memory, checkpointer=saver)
+        for turn in range(TURNS):
+            turn_input = {"messages": [HumanMessage(_turn_text(turn))]}
+            await agent.ainvoke(turn_input, config, context=SMALL_WINDOW)
+        return dict((await agent.aget_state(config)).values)
+
+
+@pytest.mark.parametrize("call", ["invoke", "ainvoke"])
 @pytest.mark.parametrize("heading", sorted(RECIPES))
 def test_a_recipe_trims_keeps_pins_and_recalls_for_ten_turns(
     heading: str,
+    call: str,
     pool: ConnectionPool[Any],
     checkpointer: PostgresSaver,
+    database_uri: str,
     scripted_llm: ScriptedOpenAI,
 ) -> None:
     memory = memory_over(pool, scripted_llm)
     memory.remember(DEFAULT_SCOPE, NewFact(text=FACT, category=FactCategory.EVENT))
     namespace: dict[str, Any] = {}
     exec(compile(RECIPES[heading], f"{DOC.name}: {heading}", "exec"), namespace)
-    agent = namespace["make_agent"](memory=memory, checkpointer=checkpointer)
-    config = {"configurable": {"thread_id": f"recipe-{heading[:20]}"}}
+    config = {"configurable": {"thread_id": f"recipe-{heading[:20]}-{call}"}}
+    if call == "invoke":
+        state = _sync_turns(namespace["make_agent"], memory, checkpointer, config)
+    else:
+        state = asyncio.run(_async_turns(namespace["make_agent"], memory, database_uri, config))
 
-    sizes = []
-    for turn in range(TURNS):
-        agent.invoke({"messages": [HumanMessage(_turn_text(turn))]}, config, context=SMALL_WINDOW)
-        sizes.append(len(agent.get_state(config).values["messages"]))
-
-    state = agent.get_state(config).values
     kept = [m.text for m in state["messages"]]
-    assert sizes[-1] < 2 * TURNS, sizes
+    assert len(kept) < 2 * TURNS, kept
     assert not any(ORDER in text for text in kept), "the first turn should have left the window"
     assert ORDER in [pin["value"] for pin in state["pinned"].values()]
     last_prompt = _reply_requests(scripted_llm)[-1]["messages"]
