@@ -6,6 +6,7 @@ from __future__ import annotations
 from langchain_core.messages import HumanMessage
 
 from recollect.history.limits import check_message
+from recollect.history.pinning import unscanned
 from state.agent import AgentState
 
 
@@ -18,7 +19,8 @@ def check_new_messages(state: AgentState) -> None:
 
 
 def turn_starts(state: AgentState) -> bool:
-    """Whether the next model call opens a turn (the newest message is the user's), rather
-    than following a tool call: recall and trim run once a turn, before its first call."""
-    messages = state.get("messages", [])
-    return bool(messages) and isinstance(messages[-1], HumanMessage)
+    """Whether a user's message arrived since trim last ran (trim marks the newest message it
+    pinned from): recall and trim run once a turn, before its first model call, not again
+    after each tool call. A turn whose input ends in a tool result counts too."""
+    fresh = unscanned(list(state.get("messages", [])), state.get("pinned_through"))
+    return any(isinstance(message, HumanMessage) for message in fresh)

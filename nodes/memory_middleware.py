@@ -1,12 +1,12 @@
 """Recollect's memory as LangChain agent middleware: one line in `create_agent(middleware=...)`.
 
-Before the turn's first model call it recalls long-term memory and trims the checkpointed
-history (pinning exact values first); every model call gets the budgeted prompt (system
-prompt, profile, recalled memories, summary, pins, the recent tail) in place of the raw
-message list; after the reply that ends the turn it folds what left the window into the
-summary when one is due and queues the turn for background extraction. Its state is
-`MemoryAgentState`, `create_agent`'s own state with `MemoryState` mixed in. Settings are
-`state.context.Context` (`create_agent(context_schema=Context)`; without one, environment
+Once a turn, before its first model call (`before_agent`), it recalls long-term memory and
+trims the checkpointed history (pinning exact values first); every model call gets the
+budgeted prompt (system prompt, profile, recalled memories, summary, pins, the recent tail)
+in place of the raw message list; after the reply that ends the turn it folds what left the
+window into the summary when one is due and queues the turn for background extraction. Its
+state is `MemoryAgentState`, `create_agent`'s own state with `MemoryState` mixed in. Settings
+are `state.context.Context` (`create_agent(context_schema=Context)`; without one, environment
 defaults apply).
 """
 
@@ -28,7 +28,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from nodes.call_model import TurnPrompt, prompt_for_model
-from nodes.check_input import check_new_messages, turn_starts
+from nodes.check_input import check_new_messages
 from nodes.context import context_of
 from nodes.finish_turn import afinish_turn, finish_turn
 from nodes.prepare import PrepareNode
@@ -54,19 +54,16 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, Any]):
         super().__init__()
         self._prepare = PrepareNode(memory)
 
-    def before_model(self, state: MemoryAgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
+    def before_agent(self, state: MemoryAgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        """Once a turn, before its first model call: check the input, recall and trim."""
         view = _view(state)
-        if not turn_starts(view):
-            return None
         check_new_messages(view)
         return self._prepare(view, runtime)
 
-    async def abefore_model(
+    async def abefore_agent(
         self, state: MemoryAgentState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
         view = _view(state)
-        if not turn_starts(view):
-            return None
         check_new_messages(view)
         return await self._prepare.acall(view, runtime)
 
