@@ -183,9 +183,10 @@ class LangmemState(MessagesState):
 # --- measuring --------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False)
 class ModelTimer(BaseCallbackHandler):
-    """Time and prompt tokens of every chat model call, by the graph node that made it."""
+    """Time and prompt tokens of every chat model call, by the graph node that made it
+    (hashed by identity: `SummarizationMiddleware` keeps callbacks in a set)."""
 
     started: dict[UUID, tuple[float, str, int, str]] = field(default_factory=dict)
     calls: list[tuple[str, int, float, str]] = field(default_factory=list)

@@ -14,6 +14,7 @@ inject their own; scripts, the CLI and tests call `make_graph` with Postgres per
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import fields
 from typing import Any
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
@@ -30,6 +31,7 @@ from graphs.twin import twin
 from nodes.check_input import check_new_messages
 from nodes.extract import aextract, extract
 from nodes.prepare import PrepareNode
+from nodes.prompt import PromptSection
 from nodes.recall import MemorySource, RecallNode
 from nodes.reply import ends_turn, make_areply, make_reply
 from nodes.summarize import summarize
@@ -57,19 +59,46 @@ def route_input(state: AgentState) -> str:
     return "prepare"
 
 
+def as_settings(section: PromptSection, context_schema: type[Context]) -> PromptSection:
+    """`section`, always handed the run's settings as `context_schema`: a run that sends no
+    context reaches the steps as a plain `Context` of environment defaults."""
+
+    def render(state: Any, ctx: Context) -> str:
+        if not isinstance(ctx, context_schema):
+            ctx = context_schema(**{f.name: getattr(ctx, f.name) for f in fields(ctx)})
+        return section.render(state, ctx)
+
+    return PromptSection(section.heading, render)
+
+
 AgentBuilder = StateGraph[AgentState, Context, AgentInput, AgentState]
 
 
-def build(memory: MemorySource, tools: Sequence[BaseTool] = AGENT_TOOLS) -> AgentBuilder:
+def build(
+    memory: MemorySource,
+    tools: Sequence[BaseTool] = AGENT_TOOLS,
+    *,
+    state_schema: type[AgentState] = AgentState,
+    input_schema: type[AgentInput] = AgentInput,
+    context_schema: type[Context] = AgentContext,
+    prompt_sections: Sequence[PromptSection] = (),
+) -> AgentBuilder:
     """The agent's nodes and edges, with recall and the memory tools bound to `memory` (None:
-    no long-term memory, and no memory tools) beside `tools` for the model to call."""
+    no long-term memory, and no memory tools) beside `tools` for the model to call.
+
+    A fork's own state (an `AgentState` subclass with its fields, and an `AgentInput`
+    subclass for those a caller may send), its own settings (a `Context` subclass, which every
+    step then receives) and `prompt_sections` that render them into the system message keep
+    this wiring as it is."""
     graph_builder: AgentBuilder = StateGraph(
-        AgentState, context_schema=AgentContext, input_schema=AgentInput
+        state_schema, context_schema=context_schema, input_schema=input_schema
     )
     tools = [*tools, *memory_tools(memory)]
     prepare = PrepareNode(RecallNode(memory))
     graph_builder.add_node("prepare", twin("prepare", prepare, prepare.acall))
-    graph_builder.add_node("call_model", twin("call_model", make_reply(tools), make_areply(tools)))
+    sections = [as_settings(section, context_schema) for section in prompt_sections]
+    replies = make_reply(tools, sections), make_areply(tools, sections)
+    graph_builder.add_node("call_model", twin("call_model", *replies))
     graph_builder.add_node("tools", tool_node(tools))
     graph_builder.add_node("summarize", summarize)
     graph_builder.add_node("extract", twin("extract", extract, aextract))

@@ -12,7 +12,7 @@ from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
 
 from nodes.context import context_of
-from nodes.prompt import build_prompt
+from nodes.prompt import PromptSection, build_prompt
 from nodes.trace import note_prompt
 from recollect.history.pinning import eviction_note, pin_change, unscanned
 from recollect.models.factory import chat_model
@@ -59,7 +59,9 @@ class TurnPrompt(NamedTuple):
     message (with the note to the fold when the cap unpinned older ones)."""
 
 
-def prompt_for_model(state: AgentState, ctx: Context) -> TurnPrompt:
+def prompt_for_model(
+    state: AgentState, ctx: Context, own_sections: Sequence[PromptSection] = ()
+) -> TurnPrompt:
     """The budgeted prompt for the next model call, and the state update beside its reply.
 
     Tool results since the last human message (a tool loop) have not passed through trim yet,
@@ -72,7 +74,7 @@ def prompt_for_model(state: AgentState, ctx: Context) -> TurnPrompt:
     fresh = unscanned(messages[last_human:], state.get("pinned_through"))
     pins = pin_change(state.get("pinned"), fresh)
     view: AgentState = {**state, "pinned": merge_pinned(state.get("pinned"), pins.update)}
-    prompt = build_prompt(view, ctx)
+    prompt = build_prompt(view, ctx, own_sections=own_sections)
     note_prompt(view, prompt)
     update: dict[str, Any] = {"context_tokens": prompt.tokens}
     if pins.update:
@@ -87,12 +89,15 @@ def prompt_for_model(state: AgentState, ctx: Context) -> TurnPrompt:
 
 
 def _turn(
-    state: AgentState, runtime: Runtime[Context], bound: _Bound
+    state: AgentState,
+    runtime: Runtime[Context],
+    bound: _Bound,
+    own_sections: Sequence[PromptSection],
 ) -> tuple[Runnable[Any, Any], list[Any], Callable[[Any], dict[str, Any]]]:
     """The model call's plain logic, shared by the sync and async steps: the bound model, the
     prompt, and what turns the reply into the state update."""
     ctx = context_of(runtime)
-    turn = prompt_for_model(state, ctx)
+    turn = prompt_for_model(state, ctx, own_sections)
 
     def finish(reply: Any) -> dict[str, Any]:
         return {"messages": [reply], **turn.update}
@@ -100,27 +105,32 @@ def _turn(
     return bound(chat_model(ctx.model)), turn.messages, finish
 
 
-def make_call_model(tools: Sequence[BaseTool] = ()) -> ModelNode:
-    """A `call_model` step with `tools` bound (the graph decides which tools the agent has)."""
+def make_call_model(
+    tools: Sequence[BaseTool] = (), own_sections: Sequence[PromptSection] = ()
+) -> ModelNode:
+    """A `call_model` step with `tools` bound (the graph decides which tools the agent has)
+    and the graph's own prompt sections."""
 
     bound = _Bound(tools)
 
     def call_model(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         """One model call; the tokens per category go into state for traces and the demo."""
-        runnable, prompt, finish = _turn(state, runtime, bound)
+        runnable, prompt, finish = _turn(state, runtime, bound, own_sections)
         return finish(runnable.invoke(prompt))
 
     return call_model
 
 
-def make_acall_model(tools: Sequence[BaseTool] = ()) -> AsyncModelNode:
+def make_acall_model(
+    tools: Sequence[BaseTool] = (), own_sections: Sequence[PromptSection] = ()
+) -> AsyncModelNode:
     """The async twin of `make_call_model`, for the served API: the model is awaited
     (`ainvoke`), so a slow model holds no thread while it thinks."""
 
     bound = _Bound(tools)
 
     async def call_model(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
-        runnable, prompt, finish = _turn(state, runtime, bound)
+        runnable, prompt, finish = _turn(state, runtime, bound, own_sections)
         return finish(await runnable.ainvoke(prompt))
 
     return call_model

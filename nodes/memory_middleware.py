@@ -12,7 +12,7 @@ defaults apply).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any, cast
 
@@ -32,6 +32,7 @@ from nodes.check_input import check_new_messages
 from nodes.context import context_of
 from nodes.finish_turn import afinish_turn, finish_turn
 from nodes.prepare import PrepareNode
+from nodes.prompt import PromptSection
 from nodes.recall import MemorySource
 from recollect.longterm.process import process_memory
 from state.agent import AgentState as MemoryAgentView
@@ -46,13 +47,17 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, Any]):
     """Recall, trim, the budgeted prompt, the summary fold and the extraction enqueue around
     `create_agent`'s model calls. `memory` is the long-term memory to recall from (default:
     the process's, opened on first use from `DATABASE_URI` or the embedded server; None:
-    recall from the agent's `store`, if it has one)."""
+    recall from the agent's `store`, if it has one); `own_sections` render fields of the
+    agent's state or context into the system message."""
 
     state_schema = MemoryAgentState
 
-    def __init__(self, memory: MemorySource = process_memory) -> None:
+    def __init__(
+        self, memory: MemorySource = process_memory, own_sections: Sequence[PromptSection] = ()
+    ) -> None:
         super().__init__()
         self._prepare = PrepareNode(memory)
+        self._own_sections = tuple(own_sections)
 
     def before_agent(self, state: MemoryAgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Once a turn, before its first model call: check the input, recall and trim."""
@@ -72,7 +77,7 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, Any]):
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
     ) -> ExtendedModelResponse[Any]:
-        turn = _turn(request)
+        turn = _turn(request, self._own_sections)
         response = handler(_budgeted(request, turn))
         return ExtendedModelResponse(response, Command(update=turn.update))
 
@@ -81,7 +86,7 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, Any]):
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ExtendedModelResponse[Any]:
-        turn = _turn(request)
+        turn = _turn(request, self._own_sections)
         response = await handler(_budgeted(request, turn))
         return ExtendedModelResponse(response, Command(update=turn.update))
 
@@ -99,13 +104,13 @@ def _view(state: MemoryAgentState) -> MemoryAgentView:
     return cast(MemoryAgentView, state)
 
 
-def _turn(request: ModelRequest[Any]) -> TurnPrompt:
+def _turn(request: ModelRequest[Any], own_sections: Sequence[PromptSection]) -> TurnPrompt:
     """The prompt for this call; `create_agent`'s `system_prompt`, when given, is the
     instructions the memory sections follow."""
     ctx = context_of(request.runtime)
     if request.system_message is not None:
         ctx = replace(ctx, system_prompt=request.system_message.text)
-    return prompt_for_model(_view(cast(MemoryAgentState, request.state)), ctx)
+    return prompt_for_model(_view(cast(MemoryAgentState, request.state)), ctx, own_sections)
 
 
 def _budgeted(request: ModelRequest[Any], turn: TurnPrompt) -> ModelRequest[Any]:

@@ -11,6 +11,7 @@ Give the agent `ReactMemoryState` as its `state_schema` and `Context` as its `co
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 from typing import Annotated, Any, cast
 
 from langchain_core.messages import AnyMessage
@@ -23,6 +24,7 @@ from nodes.check_input import check_new_messages, turn_starts
 from nodes.context import context_of
 from nodes.finish_turn import afinish_turn, finish_turn
 from nodes.prepare import PrepareNode
+from nodes.prompt import PromptSection
 from nodes.recall import MemorySource
 from recollect.langgraph_private import dual_step
 from recollect.longterm.process import process_memory
@@ -40,10 +42,14 @@ class ReactMemoryState(MemoryState, total=False):
 
 class MemoryHooks:
     """`pre_model_hook` and `post_model_hook` bound to `memory` (default: the process's
-    long-term memory, opened on first use; None: recall from the agent's `store`)."""
+    long-term memory, opened on first use; None: recall from the agent's `store`), with
+    `own_sections` rendering fields of the agent's state or context into the prompt."""
 
-    def __init__(self, memory: MemorySource = process_memory) -> None:
+    def __init__(
+        self, memory: MemorySource = process_memory, own_sections: Sequence[PromptSection] = ()
+    ) -> None:
         self._prepare = PrepareNode(memory)
+        self._own_sections = tuple(own_sections)
         self.pre_model_hook: Any = dual_step(
             self._before, self._abefore, name="pre_model_hook", trace=False
         )
@@ -56,21 +62,24 @@ class MemoryHooks:
         if turn_starts(state):
             check_new_messages(state)
             update = self._prepare(state, runtime)
-        return _with_prompt(state, update, runtime)
+        return _with_prompt(state, update, runtime, self._own_sections)
 
     async def _abefore(self, state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         update = {}
         if turn_starts(state):
             check_new_messages(state)
             update = await self._prepare.acall(state, runtime)
-        return _with_prompt(state, update, runtime)
+        return _with_prompt(state, update, runtime, self._own_sections)
 
 
 def _with_prompt(
-    state: AgentState, update: dict[str, Any], runtime: Runtime[Context]
+    state: AgentState,
+    update: dict[str, Any],
+    runtime: Runtime[Context],
+    own_sections: Sequence[PromptSection],
 ) -> dict[str, Any]:
     """`update`, the prompt's own update, and the prompt itself as `llm_input_messages`."""
-    turn = prompt_for_model(applied(state, update), context_of(runtime))
+    turn = prompt_for_model(applied(state, update), context_of(runtime), own_sections)
     combined = {**update, **turn.update}
     if "pinned" in update and "pinned" in turn.update:
         combined["pinned"] = {**update["pinned"], **turn.update["pinned"]}

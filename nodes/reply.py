@@ -29,6 +29,7 @@ from langgraph.runtime import Runtime
 
 from nodes.call_model import make_acall_model, make_call_model
 from nodes.extract import aextract, extract
+from nodes.prompt import PromptSection
 from nodes.summarize import fold_pending
 from recollect.langgraph_private import dual_step
 from state.agent import AgentState
@@ -73,9 +74,11 @@ def _child_config(config: RunnableConfig) -> RunnableConfig:
     )
 
 
-def make_reply(tools: Sequence[BaseTool] = ()) -> ReplyStep:
+def make_reply(
+    tools: Sequence[BaseTool] = (), own_sections: Sequence[PromptSection] = ()
+) -> ReplyStep:
     """`make_call_model`'s step, queueing the turn for extraction when the reply ends it."""
-    model_step = make_call_model(tools)
+    model_step = make_call_model(tools, own_sections)
 
     def call_model(
         state: AgentState, runtime: Runtime[Context], config: RunnableConfig
@@ -89,9 +92,11 @@ def make_reply(tools: Sequence[BaseTool] = ()) -> ReplyStep:
     return call_model
 
 
-def make_areply(tools: Sequence[BaseTool] = ()) -> AsyncReplyStep:
+def make_areply(
+    tools: Sequence[BaseTool] = (), own_sections: Sequence[PromptSection] = ()
+) -> AsyncReplyStep:
     """The async twin of `make_reply`."""
-    model_step = make_acall_model(tools)
+    model_step = make_acall_model(tools, own_sections)
 
     async def call_model(
         state: AgentState, runtime: Runtime[Context], config: RunnableConfig

@@ -23,7 +23,8 @@ def test_a_short_replay_reports_every_system(
         monkeypatch.setenv(key, "placeholder")  # restored after the test
     out = tmp_path / "growth.json"
     try:
-        growth.main(["--turns", "12", "--database-uri", database_uri, "--json", str(out)])
+        args = ["--turns", "12", "--history-tokens", "600", "--database-uri", database_uri]
+        growth.main([*args, "--json", str(out)])
     finally:
         models._cached_model.cache_clear()
     result = json.loads(out.read_text())
@@ -47,3 +48,5 @@ def test_a_short_replay_reports_every_system(
     assert dropped_in["latest_user_message_in_prompt_at_end"]
     assert result["systems"]["summarization"]["error"] is None
     assert result["systems"]["summarization"]["turns_completed"] == 12
+    assert result["systems"]["summarization"]["summary_calls"] > 0, "its summary never ran"
+    assert dropped_in["summary_calls"] > 0

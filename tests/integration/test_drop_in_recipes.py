@@ -33,12 +33,12 @@ SMALL_WINDOW = Context(max_history_tokens=120)
 
 
 def recipes() -> dict[str, str]:
-    """Each `##` section's Python block, by its heading."""
+    """Each `##` section's Python block that defines `make_agent`, by its heading."""
     found = {}
     for section in re.split(r"^## ", DOC.read_text(), flags=re.M)[1:]:
         heading, _, body = section.partition("\n")
         block = re.search(r"```python\n(.*?)```", body, re.S)
-        if block:
+        if block and "def make_agent(" in block.group(1):
             found[heading.strip()] = block.group(1)
     return found
 
