@@ -1,4 +1,5 @@
-"""`recollect chat --graph` talks to a fork's own agent, kept in Postgres like the template's."""
+"""`recollect chat --graph` talks to a fork's own agent, kept in Postgres and traced like the
+template's."""
 
 from __future__ import annotations
 
@@ -21,6 +22,10 @@ def test_chat_runs_a_forks_own_agent_and_keeps_its_thread(database_uri: str) -> 
     assert second.returncode == 0, second.stderr
     assert "thread: ana-fork (2 messages" in second.stdout
     assert "  human: my order number is ORD-55120" in second.stdout
+
+    traced = run_recollect("trace", "--user", "ana", "--thread", "ana-fork", env=env)
+    assert traced.returncode == 0, traced.stderr
+    assert "ORD-55120" in traced.stdout, traced.stdout
 
 
 def test_a_graph_that_cannot_be_loaded_is_one_line(database_uri: str) -> None:
