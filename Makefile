@@ -52,7 +52,7 @@ e2e: $(STAMP)
 	$(BIN)/pytest tests/e2e
 
 dev: $(STAMP)
-	$(BIN)/langgraph dev
+	$(BIN)/recollect dev
 
 bench: $(STAMP)
 	mkdir -p bench/out
