@@ -26,7 +26,8 @@ POSTGRES_BORDERS := tests/integration/test_upgrade_keeps_rows.py \
 	tests/integration/test_isolation.py tests/integration/test_tenancy.py \
 	tests/integration/test_least_privilege.py tests/integration/test_persistence.py \
 	tests/integration/test_approval_workflow.py tests/integration/test_approval_authority.py \
-	tests/integration/test_approval_tenancy.py tests/e2e/test_pgbouncer.py
+	tests/integration/test_approval_tenancy.py tests/integration/test_checkpointer_conformance.py \
+	tests/e2e/test_pgbouncer.py
 
 test-postgres: $(STAMP)
 	RECOLLECT_TEST_POSTGRES=16 RECOLLECT_REQUIRE_PGBOUNCER=1 $(BIN)/pytest $(POSTGRES_BORDERS)
@@ -51,14 +52,16 @@ integration: $(STAMP)
 e2e: $(STAMP)
 	$(BIN)/pytest tests/e2e
 
+# Studio, on this machine, acts as the local identity (RECOLLECT_ORG_ID / RECOLLECT_USER_ID).
 dev: $(STAMP)
-	$(BIN)/recollect dev
+	RECOLLECT_STUDIO_IDENTITY=on $(BIN)/recollect dev
 
 bench: $(STAMP)
 	mkdir -p bench/out
 	$(BIN)/python -m bench.growth --turns 300 --json bench/out/growth.json
 	$(BIN)/python -m bench.extraction_latency --json bench/out/extraction_latency.json
 	$(BIN)/python -m bench.approval_overhead --json bench/out/approval_overhead.json
+	$(BIN)/python -m bench.connections --json bench/out/connections.json
 	$(BIN)/python -m bench.locomo --data $(LOCOMO) --json bench/out/locomo.json
 	$(BIN)/python -m bench.duplicates --data $(LOCOMO) --json bench/out/duplicates.json
 	$(BIN)/python -m bench.subagents --data $(LOCOMO) --json bench/out/subagents.json

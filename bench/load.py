@@ -7,7 +7,8 @@ key and one thread each) send `--turns` messages each through `langgraph_sdk` (`
 all at once; stock and recollect alternate within each level (`--rounds`, ABBA). Reported
 per level: turns per second (wall clock), p50/p95 latency of one turn (and of each turn of a
 thread: every user starts at once, so the first turns arrive together), errors, and the peak
-number of Postgres connections the server held (polled from `pg_stat_activity`).
+number of Postgres connections the server held (polled from `pg_stat_activity`), and, after
+the level, how many it still held as it went idle (`--settle` seconds: idle pools shrink).
 `langgraph dev` executes one run at a time unless told otherwise (`--n-jobs-per-worker`), which
 makes any graph's p95 grow with the number of users queued ahead; a deployment runs runs
 concurrently, so by default the server here runs as many at once as the largest level has
@@ -15,6 +16,7 @@ users (`--jobs` to change it).
 
     python -m bench.load --json bench/out/load.json
     python -m bench.load --levels 1 8 --turns 3 --json /dev/null      # a quick run
+    python -m bench.load --levels 64 --settle 80 --json /dev/null     # peak and idle connections
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ SYSTEMS = {"stock": "stock", "recollect": "agent"}
 LEVELS = (1, 8, 32, 64)
 TURNS = 5
 ROUNDS = 2
+SETTLE_S = 60.0
+"""How long the server sits idle after each level while its connections are counted."""
 """Each level runs stock, recollect, recollect, stock (and so on): one system's luck with the
 shared machine's load is the other's too."""
 DATABASE = "bench_load"
@@ -106,15 +110,34 @@ class ConnectionWatch:
             self._thread.join()
         return self._peak
 
+    def count(self) -> int:
+        """The server's connections to the benchmark's database right now."""
+        with psycopg.connect(self._uri, autocommit=True) as conn:
+            return self._count(conn)
+
+    def settle(self, seconds: float, every_s: float = 5.0) -> list[dict[str, float]]:
+        """Connections held every `every_s` while the server sits idle for `seconds`."""
+        samples: list[dict[str, float]] = []
+        started = time.monotonic()
+        with psycopg.connect(self._uri, autocommit=True) as conn:
+            while True:
+                elapsed = time.monotonic() - started
+                samples.append({"s": round(elapsed, 1), "pg": self._count(conn)})
+                if elapsed >= seconds:
+                    return samples
+                time.sleep(min(every_s, seconds - elapsed))
+
+    def _count(self, conn: psycopg.Connection[Any]) -> int:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            (self._database,),
+        ).fetchone()
+        return int(row[0]) if row else 0
+
     def _poll(self) -> None:
         with psycopg.connect(self._uri, autocommit=True) as conn:
             while not self._stop.is_set():
-                row = conn.execute(
-                    "SELECT count(*) FROM pg_stat_activity "
-                    "WHERE datname = %s AND pid <> pg_backend_pid()",
-                    (self._database,),
-                ).fetchone()
-                self._peak = max(self._peak, int(row[0]) if row else 0)
+                self._peak = max(self._peak, self._count(conn))
                 self._stop.wait(self._every)
 
 
@@ -250,8 +273,10 @@ def run(
     log_dir: Path,
     jobs: int | None = None,
     rounds: int = ROUNDS,
+    settle_s: float = SETTLE_S,
 ) -> dict[str, Any]:
-    """Start the server once, warm both systems up, then every level for both systems."""
+    """Start the server once, warm both systems up, then every level for both systems; after
+    each level, watch the idle server's connections for `settle_s` seconds."""
     keys = list(api_keys(max(levels)))
     env = {
         "RECOLLECT_DATABASE_URI": admin_uri,
@@ -262,6 +287,7 @@ def run(
         os.environ.pop(name, None)
     watch = ConnectionWatch(admin_uri, DATABASE)
     systems: dict[str, Any] = {name: {"levels": []} for name in SYSTEMS}
+    settled: list[dict[str, Any]] = []
     config = served_config(log_dir)
     # The server's runtime state lives in its working folder and would outlive the run: a
     # fresh folder, so no earlier run's threads and runs are scanned on every request.
@@ -272,6 +298,7 @@ def run(
     ) as url:
         for assistant in SYSTEMS.values():  # first turns load the embedder, open pools
             asyncio.run(drive(url, keys[:2], assistant, 1))
+        idle_before = watch.count()
         for users in levels:
             measured: dict[str, list[dict[str, Any]]] = {name: [] for name in SYSTEMS}
             peaks = dict.fromkeys(SYSTEMS, 0)
@@ -292,6 +319,11 @@ def run(
                     f"errors={level['errors']} pg={level['peak_pg_connections']}",
                     flush=True,
                 )
+            if settle_s > 0:
+                after = watch.settle(settle_s)
+                settled.append({"users": users, "before": idle_before, "after_burst": after})
+                print(f"idle after {users} users: {shrinking(after)}", flush=True)
+            idle_before = watch.count()
     return {
         "benchmark": "load",
         "turns_per_user": turns,
@@ -301,7 +333,15 @@ def run(
         "cpus": os.cpu_count(),
         "systems": systems,
         "ratios_recollect_vs_stock_turns_per_s": ratios(systems),
+        "settle_s": settle_s,
+        "idle_connections_after_each_level": settled,
     }
+
+
+def shrinking(samples: list[dict[str, float]]) -> str:
+    """`pg=N at Ts` for each change in the count, from the end of a level on."""
+    changes = [x for i, x in enumerate(samples) if i == 0 or x["pg"] != samples[i - 1]["pg"]]
+    return ", ".join(f"pg={int(x['pg'])} at {x['s']:.0f}s" for x in changes)
 
 
 def ratios(systems: dict[str, Any]) -> dict[str, float | None]:
@@ -344,6 +384,12 @@ def main(argv: list[str] | None = None) -> int:
         help="runs the server executes at once (`--n-jobs-per-worker`; default: the largest level)",
     )
     parser.add_argument("--rounds", type=int, default=ROUNDS, help="alternating rounds a level")
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=SETTLE_S,
+        help="seconds to count the idle server's connections after each level (0: skip)",
+    )
     args = parser.parse_args(argv)
     counts = [args.turns, args.rounds, *args.levels, args.jobs or 1]
     if min(counts) < 1:
@@ -351,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
     jobs = args.jobs or max(args.levels)  # every user's run executes at once, as deployed
     root = Path(tempfile.mkdtemp(prefix="recollect-load-"))
     with temporary_postgres(root) as uri:
-        result = run(uri, args.levels, args.turns, root, jobs, args.rounds)
+        result = run(uri, args.levels, args.turns, root, jobs, args.rounds, args.settle)
     print("recollect / stock turns/s:", json.dumps(result["ratios_recollect_vs_stock_turns_per_s"]))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -4,8 +4,9 @@
 for a JWT or OIDC check in production and keep the rest. Every resource is stamped with its
 owner when it is created and every read, search and run is filtered by it, so another user's
 thread id answers 404. A run whose context or config names another user or organisation is
-refused: graphs take identity from here, never from the caller. Studio in `langgraph dev`
-acts as the configured local identity.
+refused: graphs take identity from here, never from the caller. The graphs' own assistants
+are everyone's; an assistant a user creates is that user's alone. Studio acts as the configured
+local identity only when `RECOLLECT_STUDIO_IDENTITY=on` (`recollect/auth/served.py`).
 """
 
 from __future__ import annotations
@@ -15,12 +16,16 @@ from typing import Any, cast
 from langgraph_sdk import Auth
 
 from recollect.auth.api_keys import AuthenticationError, authenticate_bearer, load_api_keys
+from recollect.auth.context_bounds import context_refusal
 from recollect.auth.identity import Identity
 from recollect.auth.ownership import (
+    beyond_a_decision,
     foreign_identity_in_run,
     is_approval_assistant,
+    metadata_claim,
     namespace_allowed,
     own_store_prefix,
+    owned_or_system,
     owner_filter,
     stamp_owner,
     thread_filter,
@@ -66,10 +71,21 @@ async def owned_only(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> dict
 
 @auth.on.threads
 async def owned_threads(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> dict[str, str]:
-    """One's own threads; a reviewer's key sees the organisation's approval workflows."""
+    """One's own threads. A reviewer's key reads the organisation's approval workflows and
+    nothing more: no new threads, and updates (state, metadata) and deletes reach only one's
+    own threads (a reviewer has none), so another's answers 404."""
     identity = _caller(ctx)
     if ctx.action == "create":
+        if identity.scope().is_reviewer:
+            raise Auth.exceptions.HTTPException(
+                status_code=403, detail="a reviewer's key reads and decides workflows only"
+            )
+        _refuse_claims(value.get("metadata"), identity)
         stamp_owner(value, identity)
+    if ctx.action == "update":  # `owner` and `org` stay what creation stamped
+        _refuse_claims(value.get("metadata"), identity)
+    if ctx.action in ("update", "delete"):
+        return owner_filter(identity)
     return thread_filter(identity)
 
 
@@ -79,34 +95,125 @@ async def runs_as_the_caller(
 ) -> dict[str, str]:
     """A run on one's own thread, as oneself: naming another user in its context is refused."""
     identity = _caller(ctx)
-    reason = foreign_identity_in_run(value.get("kwargs") or {}, identity)
-    if reason:
-        raise Auth.exceptions.HTTPException(status_code=403, detail=reason)
-    too_large = oversized_input(value.get("kwargs") or {})
-    if too_large:  # refused before the input is checkpointed, embedded or sent anywhere
-        raise Auth.exceptions.HTTPException(status_code=413, detail=too_large)
+    _refuse_run(value.get("kwargs") or {}, identity)
     if identity.scope().is_reviewer and not is_approval_assistant(value.get("assistant_id")):
         raise Auth.exceptions.HTTPException(
             status_code=403, detail="a reviewer's key runs the approval graph only"
         )
+    if identity.scope().is_reviewer:
+        beyond = beyond_a_decision(value.get("kwargs") or {})
+        if beyond:
+            raise Auth.exceptions.HTTPException(status_code=403, detail=beyond)
     stamp_owner(cast(dict[str, Any], value), identity)
     return thread_filter(identity)
 
 
+@auth.on.crons.create
+async def crons_as_the_caller(
+    ctx: Auth.types.AuthContext, value: Auth.types.CronsCreate
+) -> dict[str, str]:
+    """A cron is checked when it is created as the runs it will start are: its message size
+    and identity, and a reviewer's key schedules nothing. Each run it starts is created as
+    its creator (the server records who), so `runs_as_the_caller` checks it again."""
+    identity = _caller(ctx)
+    if identity.scope().is_reviewer:
+        raise Auth.exceptions.HTTPException(
+            status_code=403, detail="a reviewer's key reads and decides workflows only"
+        )
+    payload = value.get("payload") or {}
+    if not isinstance(value.get("schedule"), str) or not payload.get("assistant_id"):
+        raise Auth.exceptions.HTTPException(
+            status_code=422, detail="a cron needs a schedule (cron syntax) and an assistant_id"
+        )
+    _refuse_run(payload, identity)
+    _refuse_claims(cast(dict[str, Any], value).get("metadata"), identity)
+    return stamp_owner(cast(dict[str, Any], value), identity)
+
+
+@auth.on.crons.update
+async def update_own_crons(
+    ctx: Auth.types.AuthContext, value: Auth.types.CronsUpdate
+) -> dict[str, str]:
+    """A cron's new payload is checked like a new one's; only one's own crons change."""
+    identity = _caller(ctx)
+    _refuse_run(value.get("payload") or {}, identity)
+    _refuse_claims(cast(dict[str, Any], value).get("metadata"), identity)
+    return owner_filter(identity)
+
+
 @auth.on.assistants.read
-async def shared_assistants(ctx: Auth.types.AuthContext, value: Auth.types.AssistantsRead) -> bool:
-    """The graphs' assistants are the deployment's, readable by every authenticated caller."""
-    _caller(ctx)
-    return True
+async def shared_assistants(
+    ctx: Auth.types.AuthContext, value: Auth.types.AssistantsRead
+) -> dict[str, Any]:
+    """The graphs' assistants are the deployment's, readable by every caller; one a user
+    created is that user's alone (reading, its versions, running it, a cron on it)."""
+    return owned_or_system(_caller(ctx))
 
 
 @auth.on.assistants.search
 async def search_shared_assistants(
     ctx: Auth.types.AuthContext, value: Auth.types.AssistantsSearch
-) -> bool:
-    """Listing assistants shows the deployment's graphs (and nothing of other users)."""
-    _caller(ctx)
-    return True
+) -> dict[str, Any]:
+    """Listing and counting assistants shows the graphs' and one's own."""
+    return owned_or_system(_caller(ctx))
+
+
+@auth.on.assistants.create
+async def own_assistant(
+    ctx: Auth.types.AuthContext, value: Auth.types.AssistantsCreate
+) -> dict[str, str]:
+    """A new assistant is its creator's; it may not pass as the server's or name another user."""
+    identity = _caller(ctx)
+    _refuse_claims(value.get("metadata"), identity)
+    named = foreign_identity_in_run(
+        {"context": value.get("context"), "config": value.get("config")}, identity
+    )
+    if named:
+        raise Auth.exceptions.HTTPException(status_code=403, detail=named)
+    _refuse_out_of_bounds(value.get("context"), (value.get("config") or {}).get("configurable"))
+    return stamp_owner(cast(dict[str, Any], value), identity)
+
+
+@auth.on.assistants.update
+async def update_own_assistant(
+    ctx: Auth.types.AuthContext, value: Auth.types.AssistantsUpdate
+) -> dict[str, str]:
+    """Only one's own assistants change, and never hands to another owner or the server."""
+    identity = _caller(ctx)
+    _refuse_claims(value.get("metadata"), identity)
+    named = foreign_identity_in_run(
+        {"context": value.get("context"), "config": value.get("config")}, identity
+    )
+    if named:
+        raise Auth.exceptions.HTTPException(status_code=403, detail=named)
+    _refuse_out_of_bounds(value.get("context"), (value.get("config") or {}).get("configurable"))
+    return owner_filter(identity)
+
+
+def _refuse_run(kwargs: dict[str, Any], identity: Identity) -> None:
+    """What every run (and cron) must pass before anything is stored or started: it names no
+    other user or organisation, and its messages are within the size limits."""
+    reason = foreign_identity_in_run(kwargs, identity)
+    if reason:
+        raise Auth.exceptions.HTTPException(status_code=403, detail=reason)
+    _refuse_out_of_bounds(kwargs.get("context"), (kwargs.get("config") or {}).get("configurable"))
+    too_large = oversized_input(kwargs)
+    if too_large:  # refused before the input is checkpointed, embedded or sent anywhere
+        raise Auth.exceptions.HTTPException(status_code=413, detail=too_large)
+
+
+def _refuse_out_of_bounds(*contexts: object) -> None:
+    """A model off the allow-list, or a budget or worker count over its cap, is refused."""
+    for context in contexts:
+        reason = context_refusal(context)
+        if reason:
+            raise Auth.exceptions.HTTPException(status_code=422, detail=reason)
+
+
+def _refuse_claims(metadata: object, identity: Identity) -> None:
+    claim = metadata_claim(metadata, identity)
+    if claim:
+        raise Auth.exceptions.HTTPException(status_code=403, detail=claim)
 
 
 @auth.on.store()

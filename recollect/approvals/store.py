@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from psycopg import Connection
+from psycopg import Connection, sql
 from psycopg.errors import InsufficientPrivilege, RaiseException, UniqueViolation
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
@@ -38,8 +38,11 @@ from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
 
 DECISION_LOCK_CLASS = 0x4150  # "AP": advisory-lock class for "a reviewer is deciding this"
-TRY_DECISION_LOCK = "SELECT pg_try_advisory_lock(%s, hashtext(%s)) AS locked"
-RELEASE_DECISION_LOCK = "SELECT pg_advisory_unlock(%s, hashtext(%s))"
+TRY_DECISION_LOCK = sql.SQL("SELECT pg_try_advisory_xact_lock({}, hashtext({})) AS locked")
+"""Transaction-level: it ends with the transaction that took it, on whichever server
+connection a pooler gave that transaction; there is no unlock to send. Sent as a simple query
+(values inlined as literals): an extended-protocol one would keep its portal, and a snapshot
+that holds back vacuum, for as long as the decision takes."""
 
 INSERT_WORKFLOW = """
 INSERT INTO approval_workflows (id, thread_id, org_id, user_id, kind, state, request,
@@ -341,14 +344,18 @@ def _audit(conn: Connection[Any], owner: Scope, workflow_id: str, entry: AuditEn
 @contextmanager
 def deciding(pool: ConnectionPool[Any], workflow_id: str) -> Iterator[None]:
     """Hold "a reviewer is deciding this workflow" for the block, across processes; a second
-    reviewer is refused at once rather than queued behind the first."""
-    with pool.connection() as conn:
-        row = conn.execute(TRY_DECISION_LOCK, (DECISION_LOCK_CLASS, workflow_id)).fetchone()
+    reviewer is refused at once rather than queued behind the first.
+
+    The lock is held by a transaction left open on a connection of its own for the block (it
+    writes nothing and is rolled back): a transaction pooler keeps one server connection for
+    it, and the lock is gone when the block ends, however it ends."""
+    with pool.connection() as conn, conn.transaction(force_rollback=True):
+        try_lock = TRY_DECISION_LOCK.format(
+            sql.Literal(DECISION_LOCK_CLASS), sql.Literal(workflow_id)
+        )
+        row = conn.execute(try_lock, prepare=False).fetchone()
         if not row or not row["locked"]:
             raise DecisionRefusedError(
                 f"another reviewer is deciding workflow {workflow_id!r} right now"
             )
-        try:
-            yield
-        finally:
-            conn.execute(RELEASE_DECISION_LOCK, (DECISION_LOCK_CLASS, workflow_id))
+        yield

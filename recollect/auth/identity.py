@@ -13,7 +13,10 @@ from functools import lru_cache
 from recollect.store.identity import InvalidIdError, normalise_id
 from recollect.store.scope import REVIEWER, Scope
 
-KNOWN_PERMISSIONS = frozenset({REVIEWER})
+OPERATOR = "operator"
+"""The permission to reach the server's own routes (`/metrics`, `/internal/*`, `/deploy`),
+which act on every tenant at once; it grants nothing over anyone's data."""
+KNOWN_PERMISSIONS = frozenset({REVIEWER, OPERATOR})
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,8 @@
 assistants it created, and store namespaces under its own `(org, user)`.
 
 A reviewer's key is a review console: its threads are the organisation's approval workflows
-(threads that ran the `approval` graph), which it may read and resume with that graph only.
+(threads that ran the `approval` graph), which it may read and resume with a decision, and
+nothing else: no new threads, no state or metadata updates, no deletes, no new input.
 The server's filters cannot say "mine or my organisation's workflows", so a reviewer who also
 talks to the agent does so with a second key.
 
@@ -27,6 +28,10 @@ ORG_KEY = "org"
 GRAPH_KEY = "graph_id"
 """Set on a thread by the server when a graph runs on it."""
 APPROVAL_GRAPH = "approval"
+CREATED_BY_KEY = "created_by"
+SYSTEM = "system"
+"""The server marks the assistants it creates for the graphs `created_by: system`; those are
+the deployment's, readable by every caller, and no caller may claim the mark."""
 _GRAPH_NAMESPACE = uuid.UUID("6ba7b821-9dad-11d1-80b4-00c04fd430c8")
 """The namespace the LangGraph server derives a graph's default assistant id from."""
 
@@ -47,11 +52,48 @@ def owner_filter(identity: Identity) -> dict[str, str]:
     return {OWNER_KEY: identity.key}
 
 
+def owned_or_system(identity: Identity) -> dict[str, Any]:
+    """The assistants an identity sees: the graphs' own and the ones it created itself."""
+    return {"$or": [owner_filter(identity), {CREATED_BY_KEY: SYSTEM}]}
+
+
+def metadata_claim(metadata: object, identity: Identity) -> str | None:
+    """Why metadata a caller writes must be refused, if it names another owner or organisation
+    or claims to be the server's; repeating one's own stamp (as Studio does) is fine."""
+    if not isinstance(metadata, Mapping):
+        return None
+    for key, own in ((OWNER_KEY, identity.key), (ORG_KEY, identity.org_id)):
+        if key in metadata and metadata[key] != own:
+            return f"metadata {key!r} is set by the server from your key and cannot be changed"
+    if metadata.get(CREATED_BY_KEY) == SYSTEM:
+        return f"metadata {CREATED_BY_KEY!r}: {SYSTEM!r} marks the server's own assistants"
+    return None
+
+
 def thread_filter(identity: Identity) -> dict[str, str]:
     """The threads an identity sees: its own, or (a reviewer) its organisation's workflows."""
     if identity.scope().is_reviewer:
         return {ORG_KEY: identity.org_id, GRAPH_KEY: APPROVAL_GRAPH}
     return owner_filter(identity)
+
+
+def beyond_a_decision(kwargs: Mapping[str, Any]) -> str | None:
+    """Why a reviewer's run must be refused, if it does more than resume a waiting workflow
+    from its latest checkpoint with a decision (no new input, no state update, no jump, no
+    replay from an older checkpoint)."""
+    command = kwargs.get("command")
+    sent = (
+        {k for k, v in command.items() if v is not None} if isinstance(command, Mapping) else set()
+    )
+    if kwargs.get("input") or sent != {"resume"}:
+        return (
+            "a reviewer's key only decides a waiting workflow: send command={'resume': <decision>}"
+            " and nothing else"
+        )
+    configurable = (kwargs.get("config") or {}).get("configurable") or {}
+    if isinstance(configurable, Mapping) and configurable.get("checkpoint_id"):
+        return "a reviewer's key decides from the workflow's latest checkpoint only"
+    return None
 
 
 def is_approval_assistant(assistant_id: object) -> bool:

@@ -4,8 +4,12 @@
 `langgraph.json` names, and carry the result two ways: in the run's config
 (`configurable.langgraph_auth_user`) and in a context variable of the server for the request
 being handled. Graph steps and the checkpointer read it here; outside the server (the CLI,
-scripts, tests) there is none and the caller's own scope applies. Studio, in `langgraph dev`,
-acts as the configured local identity (`RECOLLECT_ORG_ID` / `RECOLLECT_USER_ID`).
+scripts, tests) there is none and the caller's own scope applies.
+
+Studio's requests (`x-auth-scheme: langsmith`) reach the graphs as a "Studio user". In
+`langgraph dev` that header alone is enough, with no token at all, so a Studio user is nobody
+unless `RECOLLECT_STUDIO_IDENTITY=on` opts in (`make dev` does): then it acts as the local
+identity (`RECOLLECT_ORG_ID` / `RECOLLECT_USER_ID`).
 """
 
 from __future__ import annotations
@@ -20,6 +24,13 @@ from recollect.langgraph_private import served_request_user
 
 AUTH_USER_KEY = "langgraph_auth_user"
 STUDIO_USER_KIND = "StudioUser"
+STUDIO_IDENTITY_ENV = "RECOLLECT_STUDIO_IDENTITY"
+
+
+def studio_identity() -> Identity | None:
+    """Who a Studio user is: the local identity when opted in, nobody otherwise."""
+    opted_in = os.environ.get(STUDIO_IDENTITY_ENV, "").strip().lower() == "on"
+    return local_identity() if opted_in else None
 
 
 def local_identity() -> Identity:
@@ -59,7 +70,7 @@ _SEEN_LIMIT = 4096
 def _identity_of(user: Any) -> Identity | None:
     kind = _field(user, "kind") or type(user).__name__
     if kind == STUDIO_USER_KIND:
-        return local_identity()
+        return studio_identity()
     key = _field(user, "identity") or ""
     if not key or "/" not in key:
         return None

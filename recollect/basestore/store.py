@@ -54,6 +54,7 @@ from recollect.basestore.namespaces import (
 from recollect.basestore.values import (
     Offered,
     ValueRejectedError,
+    check_ttl,
     fact_value,
     is_fact_id,
     matches,
@@ -65,6 +66,7 @@ from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.profile import ProfileUpdate, updates_for
 from recollect.longterm.records import NewFact, ProfileEntry, RememberAction, StoredFact
 from recollect.store.scope import Scope
+from recollect.store.server import prepare_explicitly
 from recollect.store.tenancy import pipelined_scope, scoped
 
 MAX_LIMIT = 1000
@@ -152,10 +154,7 @@ class RecollectStore(BaseStore):
             check_key(op.key)
             target = self._target(op.namespace)
             where = f"item {op.key[:60]!r} in {target.namespace()!r}"
-            if op.ttl is not None and (
-                isinstance(op.ttl, bool) or not isinstance(op.ttl, int | float) or op.ttl <= 0
-            ):
-                raise ValueRejectedError(f"{where}: ttl must be a positive number of minutes")
+            check_ttl(op.ttl, where)
             if target.shared:
                 target.scope(self._writer())  # refused now, not halfway through the batch
             if op.value is None:
@@ -412,7 +411,9 @@ class RecollectStore(BaseStore):
             params = {**self._params(owner), "ids": ids}
             scope = self._read_scope(owner)
             with self.memory.pool.connection() as conn, pipelined_scope(conn, scope):
-                rows = conn.execute(sql.ITEMS_OF_FACTS, params, prepare=True).fetchall()
+                rows = conn.execute(
+                    sql.ITEMS_OF_FACTS, params, prepare=prepare_explicitly()
+                ).fetchall()
         for row in rows:
             found = named.setdefault(str(row["fact_id"]), [])
             if not row["expired"]:

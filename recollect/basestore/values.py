@@ -14,18 +14,23 @@ import json
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from recollect.extraction.redaction import redact
 from recollect.extraction.validation import FactScreen, ValidationPolicy
 from recollect.longterm.records import FactCategory, NewFact, StoredFact
+from recollect.store import clock
 
 DEFAULT_CATEGORY = FactCategory.BIOGRAPHICAL
 """Neither single- nor multi-valued by itself, and not copied into the profile."""
 STORE_CONFIDENCE = 0.9
 MAX_VALUE_BYTES = 16_384
 """A value is a fact with a few attributes, not a document store."""
+MAX_TTL_MINUTES = 36_500 * 24 * 60
+"""A hundred years: an item's expiry stays a date Postgres can store and compare."""
+FUTURE_SKEW = timedelta(minutes=5)
+"""How far ahead of this process's clock a `learned_at` may be (another machine's clock)."""
 TEXT_FIELDS = ("text", "content")
 FACT_FIELDS = frozenset({"category", "confidence", "subject", "learned_at"})
 SOURCE = "store"
@@ -122,7 +127,22 @@ def _moment(raw: Any, where: str) -> datetime | None:
         moment = datetime.fromisoformat(str(raw))
     except ValueError as exc:
         raise ValueRejectedError(f"{where}: learned_at must be an ISO date or time") from exc
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    moment = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    if moment > clock.now() + FUTURE_SKEW:
+        raise ValueRejectedError(
+            f"{where}: learned_at may not be in the future (it sets how recent a fact is)"
+        )
+    return moment
+
+
+def check_ttl(ttl: Any, where: str) -> None:
+    """A ttl is a positive, finite number of minutes, at most `MAX_TTL_MINUTES`."""
+    if ttl is None:
+        return
+    if isinstance(ttl, bool) or not isinstance(ttl, int | float) or not 0 < ttl <= MAX_TTL_MINUTES:
+        raise ValueRejectedError(
+            f"{where}: ttl must be a number of minutes above 0 and at most {MAX_TTL_MINUTES}"
+        )
 
 
 def _redacted(obj: Any, policy: ValidationPolicy) -> Any:

@@ -11,24 +11,19 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import CheckpointTuple
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-from psycopg_pool import AsyncConnectionPool, ConnectionPool
+from psycopg_pool import ConnectionPool
 
 from recollect.history.owned_checkpoints import AsyncScopedPostgresSaver, ScopedPostgresSaver
 from recollect.history.retention import retention_from_env
+from recollect.store.apool import adopt_async_pool, open_async_pool
+from recollect.store.budget import pool_size
 from recollect.store.errors import DatabaseUnavailableError
 from recollect.store.heap import settle_enabled, settle_heap
-from recollect.store.liveness import acheck_connection
 from recollect.store.migrations import prepare
 from recollect.store.pool import install_process_pool
 from recollect.store.roles import app_uri, login_hint, worker_uri
 from recollect.store.scope import Scope
-from recollect.store.server import (
-    CONNECTION_KWARGS,
-    RECONNECT_TIMEOUT_S,
-    open_pool,
-    redact_password,
-    resolve_uri,
-)
+from recollect.store.server import open_pool, prepared_statements, redact_password, resolve_uri
 
 
 @dataclass(frozen=True)
@@ -127,23 +122,18 @@ async def platform_checkpointer() -> AsyncIterator[AsyncPostgresSaver]:
 
     It keeps the newest `RECOLLECT_CHECKPOINT_RETENTION` turns of each thread.
     """
-    settle_enabled()  # a bad RECOLLECT_GC_SETTLE stops the server at start, with one line
+    settle_enabled()  # a bad setting stops the server at start, with one line
+    prepared_statements()
+    pool_size()
     target = await asyncio.to_thread(resolve_uri)  # blocking work stays off the event loop
     await asyncio.to_thread(prepare, target)
     retain = retention_from_env()
-    pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
-        app_uri(target),
-        min_size=1,
-        max_size=8,
-        kwargs=dict(CONNECTION_KWARGS),
-        open=False,
-        check=acheck_connection,  # drop connections a restart killed
-        reconnect_timeout=RECONNECT_TIMEOUT_S,
-    )
+    pool = open_async_pool(app_uri(target), name="recollect-checkpoints")
     await pool.open(wait=True)
     try:
-        saver = PlatformPostgresSaver(pool)
-        saver.retain = retain
-        yield saver
+        async with adopt_async_pool(pool):  # the async steps share it: one async pool
+            saver = PlatformPostgresSaver(pool)
+            saver.retain = retain
+            yield saver
     finally:
         await pool.close()

@@ -7,27 +7,21 @@ the checkpointer: `RECOLLECT_DATABASE_URI`, `DATABASE_URI`, `POSTGRES_URI`, else
 
 from __future__ import annotations
 
-import atexit
 import threading
 
 from recollect.longterm.configured import configured_memory
 from recollect.longterm.facts import LongTermMemory
-from recollect.store.migrations import prepare
-from recollect.store.roles import app_uri
-from recollect.store.server import open_pool, resolve_uri
+from recollect.store.pool import lifetime_pool
 
 _lock = threading.Lock()
 _engine: LongTermMemory | None = None
 
 
 def process_memory() -> LongTermMemory:
-    """The shared engine, with the embedder and reranker the environment configures."""
+    """The shared engine, with the embedder and reranker the environment configures, on the
+    process's lifetime pool (the one the served store uses: one pool, not two)."""
     global _engine
     with _lock:
         if _engine is None:
-            uri = resolve_uri(announce=False)
-            prepare(uri)
-            pool = open_pool(app_uri(uri), name="recollect-memory")
-            atexit.register(pool.close)
-            _engine = configured_memory(pool)
+            _engine = configured_memory(lifetime_pool())
         return _engine

@@ -4,15 +4,14 @@ An async step that awaits its SQL holds no thread while Postgres answers, so a b
 waits on sockets instead of queueing for the bounded executor. The pool follows the sync one:
 1. a pool installed with `use_async_pool` for a block (tests, scripts that bring their own);
 2. else one per event loop, on the same database as a given sync pool (the memory engine's)
-   or `shared_pool()` (the installed pool, the process's, or the served API's own), opened
-   on first use with
-   at most `RECOLLECT_ASYNC_POOL_SIZE` connections (default 8), and closed with its loop.
+   or `shared_pool()` (the installed pool, the process's, or the served API's own): the one
+   the served API's checkpointer lent (`adopt_async_pool`), or one opened on first use with
+   at most `RECOLLECT_ASYNC_POOL_SIZE` connections (default 8) and closed with its loop.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -21,12 +20,15 @@ from typing import Any
 
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
+from recollect.store.budget import (
+    ASYNC_POOL_SIZE_ENV,
+    POOL_MAX_IDLE_S,
+    BudgetedAsyncPool,
+    async_pool_size,
+)
 from recollect.store.liveness import acheck_connection
 from recollect.store.pool import open_shared_pool, shared_pool
 from recollect.store.server import CONNECT_TIMEOUT_S, CONNECTION_KWARGS, RECONNECT_TIMEOUT_S
-
-ASYNC_POOL_SIZE_ENV = "RECOLLECT_ASYNC_POOL_SIZE"
-DEFAULT_ASYNC_POOL_SIZE = 8
 
 _installed: ContextVar[AsyncConnectionPool[Any] | None] = ContextVar(
     "recollect_async_pool", default=None
@@ -37,18 +39,6 @@ _by_loop: weakref.WeakKeyDictionary[
 _opening: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
     weakref.WeakKeyDictionary()
 )
-
-
-def async_pool_size() -> int:
-    """`RECOLLECT_ASYNC_POOL_SIZE`, a whole number ≥ 1; 8 when unset."""
-    raw = os.environ.get(ASYNC_POOL_SIZE_ENV, "")
-    try:
-        value = int(raw) if raw else DEFAULT_ASYNC_POOL_SIZE
-    except ValueError as exc:
-        raise ValueError(f"{ASYNC_POOL_SIZE_ENV} must be a whole number, got {raw!r}") from exc
-    if value < 1:
-        raise ValueError(f"{ASYNC_POOL_SIZE_ENV} must be at least 1, got {value}")
-    return value
 
 
 @asynccontextmanager
@@ -79,19 +69,44 @@ async def shared_async_pool(like: ConnectionPool[Any] | None = None) -> AsyncCon
     async with _opening.setdefault(loop, asyncio.Lock()):
         pool = pools.get(conninfo)
         if pool is None:
-            pool = AsyncConnectionPool(
-                conninfo,
-                min_size=1,
-                max_size=async_pool_size(),
-                kwargs=dict(CONNECTION_KWARGS),
-                name="recollect-async",
-                open=False,
-                check=acheck_connection,  # drop what a restart killed
-                reconnect_timeout=RECONNECT_TIMEOUT_S,
-            )
+            pool = open_async_pool(conninfo)
             await pool.open(wait=True, timeout=CONNECT_TIMEOUT_S * 2)
             pools[conninfo] = pool
         return pool
+
+
+def open_async_pool(conninfo: str, name: str = "recollect-async") -> AsyncConnectionPool[Any]:
+    """An unopened async pool within the budget (`store.budget`), whose connections suit the
+    checkpointer and our stores alike."""
+    return BudgetedAsyncPool(
+        conninfo,
+        size_variable=ASYNC_POOL_SIZE_ENV,
+        min_size=1,
+        max_size=async_pool_size(),
+        max_idle=POOL_MAX_IDLE_S,
+        kwargs=dict(CONNECTION_KWARGS),
+        name=name,
+        open=False,
+        check=acheck_connection,  # drop what a restart killed
+        reconnect_timeout=RECONNECT_TIMEOUT_S,
+    )
+
+
+@asynccontextmanager
+async def adopt_async_pool(pool: AsyncConnectionPool[Any]) -> AsyncIterator[None]:
+    """Make an open `pool` this loop's async pool for its database until the block exits: the
+    served API's checkpointer lends its pool to the async steps, so one process holds one
+    async pool, not two."""
+    conninfo = pool.conninfo
+    if not isinstance(conninfo, str):
+        raise TypeError("an adopted async pool needs a fixed conninfo, not a function")
+    pools = _by_loop.setdefault(asyncio.get_running_loop(), {})
+    pools[conninfo] = pool
+    try:
+        yield
+    finally:
+        if pools.get(conninfo) is pool:
+            del pools[conninfo]
 
 
 async def close_async_pools() -> None:

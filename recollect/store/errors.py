@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from psycopg_pool import PoolTimeout
+
 
 class RecollectError(Exception):
     """Base for errors shown to users as one line, without a traceback."""
@@ -56,3 +58,8 @@ class MigrationError(RecollectError):
 
 class UnsupportedServerError(RecollectError):
     """The server is older than the oldest Postgres we support."""
+
+
+class PoolExhaustedError(RecollectError, PoolTimeout):
+    """Every connection of a pool stayed in use for the whole timeout; the message names the
+    setting to raise. Still a `PoolTimeout`, so code that retries on one keeps doing so."""

@@ -213,7 +213,7 @@ def setup(conn: Connection[Any], *, up_to: int | None = None) -> int:
     _check_server(conn)
     roles = role_names()
     target = latest_version() if up_to is None else up_to
-    _acquire_lock(conn)
+    lock = _acquire_lock(conn)
     try:
         ensure_roles(conn, roles)
         _setup_checkpoints(conn)
@@ -224,7 +224,7 @@ def setup(conn: Connection[Any], *, up_to: int | None = None) -> int:
             grant_rights(conn, roles)
         return current_version(conn)
     finally:
-        conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK_KEY,))
+        lock.close()  # ends its transaction, and with it the lock
 
 
 def _apply(conn: Connection[Any], migration: Migration, roles: RoleNames) -> None:
@@ -271,16 +271,35 @@ def _check_server(conn: Connection[Any]) -> None:
         )
 
 
-def _acquire_lock(conn: Connection[Any]) -> None:
-    """Poll rather than block: a waiter inside `pg_advisory_lock` holds a transaction open,
-    and the checkpointer's `CREATE INDEX CONCURRENTLY` would wait on it forever (deadlock)."""
+def _acquire_lock(conn: Connection[Any]) -> Connection[Any]:
+    """A second connection to `conn`'s database whose open transaction holds the migration
+    lock; closing it releases the lock. Transaction-level, so it holds through a transaction
+    pooler (one server connection is kept for the open transaction) and can never be left
+    behind on a pooled server connection. Poll rather than block: a waiter inside
+    `pg_advisory_xact_lock` holds a snapshot, and the checkpointer's `CREATE INDEX
+    CONCURRENTLY` would wait on it forever (deadlock). The idle holder holds none as long as
+    the lock is taken by a simple query: an extended-protocol one leaves its portal, and the
+    portal's snapshot, open until the transaction ends."""
+    try_lock = psycopg.sql.SQL("SELECT pg_try_advisory_xact_lock({})").format(MIGRATION_LOCK_KEY)
+    settings = {**CONNECTION_KWARGS, "autocommit": False}
+    if conn.info.password:
+        settings["password"] = conn.info.password
+    lock: Connection[Any] = psycopg.connect(conn.info.dsn, **settings)
     deadline = time.monotonic() + LOCK_TIMEOUT_S
-    while not _first(
-        conn.execute("SELECT pg_try_advisory_lock(%s)", (MIGRATION_LOCK_KEY,)).fetchone()
-    ):
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"another process has been migrating for over {LOCK_TIMEOUT_S}s")
-        time.sleep(0.05)
+    try:
+        while not _first(lock.execute(try_lock, prepare=False).fetchone()):
+            lock.rollback()  # no transaction stays open between tries
+            if time.monotonic() > deadline:
+                raise MigrationError(
+                    "the migration lock",
+                    f"another process has been migrating for over {LOCK_TIMEOUT_S} s; let it "
+                    "finish (or stop it) and migrate again",
+                )
+            time.sleep(0.05)
+    except BaseException:
+        lock.close()
+        raise
+    return lock
 
 
 def first_line(exc: BaseException) -> str:

@@ -6,7 +6,8 @@ serialisable for the HTTP API), so they ask here, in this order:
    concurrent runs in other threads or tasks keep theirs (`Approvals`, tests);
 2. the process's pool, installed by `open_persistence` while it is open (the CLI);
 3. under `langgraph dev` or LangGraph Platform, where nobody installed one, a pool the first
-   caller opens (as the app role, after migrating) that lives until the process exits.
+   caller opens (as the app role, after migrating) that lives until the process exits
+   (`lifetime_pool`, which the served memory engine uses too: one sync pool a process).
 """
 
 from __future__ import annotations
@@ -70,6 +71,14 @@ def shared_pool() -> ConnectionPool[Any]:
     with _lock:
         if _process:
             return _process[-1]
+    return lifetime_pool()
+
+
+def lifetime_pool() -> ConnectionPool[Any]:
+    """The pool this process opens on first use (as the app role, after migrating) and keeps
+    until it exits: the served API's store, memory engine and sync steps share it, whatever
+    a block installed meanwhile."""
+    with _lock:
         if "default" not in _opened:
             uri = resolve_uri(announce=False)
             prepare(uri)

@@ -12,6 +12,7 @@ import os
 import re
 import sys
 import warnings
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -20,7 +21,8 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
-from recollect.store.errors import DatabaseUnavailableError
+from recollect.store.budget import POOL_MAX_IDLE_S, POOL_SIZE_ENV, BudgetedPool, pool_size
+from recollect.store.errors import ConfigurationError, DatabaseUnavailableError
 from recollect.store.liveness import check_connection
 
 EMBEDDED_DATABASE = "recollect"
@@ -31,15 +33,57 @@ _PROJECT_MARKER = "langgraph.json"
 _POSTGRES_URI = re.compile(r"^(postgres(ql)?://|\s*[a-z_]+\s*=)")
 """A URI, or libpq's `keyword=value` form (`user=app dbname=app host=...`)."""
 
-CONNECTION_KWARGS: dict[str, Any] = {
-    "autocommit": True,
-    "prepare_threshold": 0,
-    "row_factory": dict_row,
-}
-"""What LangGraph's Postgres classes use (`from_conn_string`); our stores use the same. Every
-statement is prepared on first use, so a connection plans recall's queries once (several
-statements in one string, like a migration's, must pass `prepare=False`). Behind PgBouncer in
-transaction mode that needs PgBouncer 1.21+ with `max_prepared_statements` set."""
+PREPARED_STATEMENTS_ENV = "RECOLLECT_PREPARED_STATEMENTS"
+
+
+def prepared_statements() -> bool:
+    """`RECOLLECT_PREPARED_STATEMENTS` (on by default): whether connections prepare their
+    statements. Off for a transaction pooler that cannot keep them (PgBouncer before 1.21, or
+    without `max_prepared_statements`): each transaction may land on another server connection,
+    where the name is unknown or already taken."""
+    raw = (os.environ.get(PREPARED_STATEMENTS_ENV) or "on").strip().lower()
+    if raw in ("on", "true", "1", "yes"):
+        return True
+    if raw in ("off", "false", "0", "no"):
+        return False
+    raise ConfigurationError(f"{PREPARED_STATEMENTS_ENV} must be on or off, got {raw!r}")
+
+
+def prepare_explicitly() -> bool | None:
+    """What a statement worth preparing passes as `prepare=`: True, or None (never prepared,
+    as `prepare_threshold=None` leaves it) when prepared statements are off."""
+    return True if prepared_statements() else None
+
+
+def connection_kwargs() -> dict[str, Any]:
+    """What LangGraph's Postgres classes use (`from_conn_string`); our stores use the same.
+    With prepared statements on, every statement is prepared on first use, so a connection
+    plans recall's queries once (several statements in one string, like a migration's, must
+    pass `prepare=False`); behind PgBouncer in transaction mode that needs PgBouncer 1.21+
+    with `max_prepared_statements` set, or `RECOLLECT_PREPARED_STATEMENTS=off`."""
+    return {
+        "autocommit": True,
+        "prepare_threshold": 0 if prepared_statements() else None,
+        "row_factory": dict_row,
+    }
+
+
+class _ConnectionKwargs(Mapping[str, Any]):
+    """`connection_kwargs()`, read afresh each time it is unpacked or copied, so a setting
+    changed after import (a test, a server's `.env`) reaches every connection."""
+
+    def __getitem__(self, key: str) -> Any:
+        return connection_kwargs()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(connection_kwargs())
+
+    def __len__(self) -> int:
+        return len(connection_kwargs())
+
+
+CONNECTION_KWARGS: Mapping[str, Any] = _ConnectionKwargs()
+"""`connection_kwargs()` as a mapping: `psycopg.connect(uri, **CONNECTION_KWARGS)`."""
 
 
 def configured_uri() -> str | None:
@@ -148,13 +192,18 @@ def check_reachable(uri: str) -> None:
         ) from exc
 
 
-def open_pool(uri: str, *, max_size: int = 8, name: str = "recollect") -> ConnectionPool[Any]:
-    """A checked, open pool whose connections suit both the checkpointer and our stores."""
+def open_pool(
+    uri: str, *, max_size: int | None = None, name: str = "recollect"
+) -> ConnectionPool[Any]:
+    """A checked, open pool whose connections suit both the checkpointer and our stores: at
+    most `max_size` connections (`RECOLLECT_POOL_SIZE`, default 4), shrinking to one when idle."""
     check_reachable(uri)
-    pool: ConnectionPool[Any] = ConnectionPool(
+    pool: ConnectionPool[Any] = BudgetedPool(
         uri,
+        size_variable=POOL_SIZE_ENV,
         min_size=1,
-        max_size=max_size,
+        max_size=max_size or pool_size(),
+        max_idle=POOL_MAX_IDLE_S,
         kwargs=dict(CONNECTION_KWARGS),
         name=name,
         open=False,

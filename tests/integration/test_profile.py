@@ -48,7 +48,7 @@ def test_twenty_concurrent_updates_from_separate_connections_all_land(
     start = threading.Barrier(WRITERS)
     errors: list[BaseException] = []
     with ConnectionPool(
-        pool.conninfo, min_size=WRITERS, max_size=WRITERS, kwargs=CONNECTION_KWARGS
+        pool.conninfo, min_size=WRITERS, max_size=WRITERS, kwargs=dict(CONNECTION_KWARGS)
     ) as many:
         many.wait()
 

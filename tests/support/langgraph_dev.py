@@ -24,11 +24,15 @@ ALICE_KEY = "alice-key-0123456789abcdef"
 BOB_KEY = "bob-key-0123456789abcdef"
 DANA_KEY = "dana-key-0123456789abcdef"
 MARIA_KEY = "maria-key-0123456789abcdef"
+GINA_KEY = "gina-key-0123456789abcdef"
+OPS_KEY = "ops-key-0123456789abcdef"
 API_KEYS = {
     ALICE_KEY: "acme/alice",
     BOB_KEY: "acme/bob",
     DANA_KEY: "acme/dana",
     MARIA_KEY: "acme/maria:reviewer",
+    GINA_KEY: "globex/gina",
+    OPS_KEY: "ops/ops:operator",
 }
 """The identities every served test can act as (`RECOLLECT_API_KEYS`)."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -16,8 +17,16 @@ from recollect.basestore.namespaces import (
     parse,
     tenants_of,
 )
-from recollect.basestore.values import ValueRejectedError, item_text, matches, offered
+from recollect.basestore.values import (
+    MAX_TTL_MINUTES,
+    ValueRejectedError,
+    check_ttl,
+    item_text,
+    matches,
+    offered,
+)
 from recollect.extraction.validation import ValidationPolicy
+from recollect.store import clock
 
 POLICY = ValidationPolicy()
 
@@ -130,3 +139,43 @@ def test_filters() -> None:
     assert matches(value, {"missing": {"$ne": 1}})
     with pytest.raises(ValueError, match="unknown filter operator"):
         matches(value, {"n": {"$near": 1}})
+
+
+@pytest.mark.parametrize(
+    "ttl", [0, -1, 5e9, 1e308, float("inf"), float("nan"), True, "60", MAX_TTL_MINUTES + 1]
+)
+def test_a_ttl_out_of_bounds_is_refused_before_anything_is_written(ttl: Any) -> None:
+    with pytest.raises(ValueRejectedError, match="ttl must be"):
+        check_ttl(ttl, "item")
+
+
+@pytest.mark.parametrize("ttl", [None, 0.5, 60, MAX_TTL_MINUTES])
+def test_a_ttl_within_bounds_is_kept(ttl: Any) -> None:
+    check_ttl(ttl, "item")
+
+
+def _ahead(delta: timedelta, naive: bool = False) -> str:
+    moment = clock.now() + delta
+    return (moment.replace(tzinfo=None) if naive else moment).isoformat()
+
+
+@pytest.mark.parametrize(
+    "learned_at",
+    [
+        "9999-12-31",
+        "9999-12-31T23:59:59+14:00",
+        _ahead(timedelta(days=1)),
+        _ahead(timedelta(hours=1), naive=True),
+        _ahead(timedelta(minutes=6)),
+    ],
+)
+def test_a_learned_at_in_the_future_is_refused(learned_at: str) -> None:
+    with pytest.raises(ValueRejectedError, match="future"):
+        offered({"text": "Joined Globex", "learned_at": learned_at}, POLICY, "item")
+
+
+@pytest.mark.parametrize(
+    "learned_at", ["1999-01-01", _ahead(timedelta(0)), _ahead(-timedelta(days=400), naive=True)]
+)
+def test_a_learned_at_of_the_past_or_now_is_kept(learned_at: str) -> None:
+    assert offered({"text": "Joined Globex", "learned_at": learned_at}, POLICY, "i").fact.learned_at

@@ -1,0 +1,31 @@
+"""The HTTP app `langgraph.json` → `http.app` names: no routes of its own, only middleware
+that runs in front of every route LangGraph serves, including the ones its `Auth` never sees:
+the server's operator routes closed (`recollect/auth/operator_routes.py`) and a malformed store
+search refused with a 422 (`recollect/basestore/search_shape.py`)."""
+
+from __future__ import annotations
+
+from langgraph_sdk import Auth
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+
+from graphs.auth import authenticate
+from recollect.auth.api_keys import AuthenticationError
+from recollect.auth.identity import Identity
+from recollect.auth.operator_routes import OperatorRoutes
+from recollect.auth.served import identity_of
+from recollect.basestore.search_shape import StoreSearchShape
+
+
+async def identify(authorization: str | None) -> Identity | None:
+    """The caller by the API's own `authenticate`, so one check decides every route."""
+    try:
+        user = await authenticate(authorization)
+    except Auth.exceptions.HTTPException as exc:
+        raise AuthenticationError(str(exc.detail)) from exc
+    return identity_of(user)
+
+
+app = Starlette(
+    middleware=[Middleware(OperatorRoutes, identify=identify), Middleware(StoreSearchShape)]
+)
