@@ -66,6 +66,8 @@ def project_config_in(directory: Path) -> Path:
     for section in ("checkpointer", "auth", "store"):
         if section in config:
             config[section]["path"] = absolute(config[section]["path"])
+    if "app" in config.get("http", {}):
+        config["http"]["app"] = absolute(config["http"]["app"])
     path = directory / "langgraph.json"
     path.write_text(json.dumps(config, indent=2))
     return path
