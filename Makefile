@@ -54,7 +54,7 @@ e2e: $(STAMP)
 
 # Studio, on this machine, acts as the local identity (RECOLLECT_ORG_ID / RECOLLECT_USER_ID).
 dev: $(STAMP)
-	RECOLLECT_STUDIO_IDENTITY=on $(BIN)/langgraph dev
+	RECOLLECT_STUDIO_IDENTITY=on $(BIN)/recollect dev
 
 bench: $(STAMP)
 	mkdir -p bench/out

@@ -2,14 +2,18 @@
 
 One scripted conversation (about 150 tokens per turn, a ~9,000-token tool log every 25th turn,
 five exact values planted in the first ten turns) is replayed, turn by turn and interleaved,
-through three agents sharing one Postgres and one scripted OpenAI-compatible server (the real
+through five agents sharing one Postgres and one scripted OpenAI-compatible server (the real
 `langchain-openai` client, no network):
 
 - naive: stock LangGraph, `add_messages` only, `PostgresSaver`;
 - langmem: langmem's `SummarizationNode` before the model call (its documented pattern),
   `PostgresSaver`;
 - recollect: the agent graph (pinning, trim, budgeted prompt, incremental summary) with
-  `RetainingPostgresSaver`.
+  `RetainingPostgresSaver`;
+- middleware: LangChain's `create_agent` with `MemoryMiddleware` (the same memory, dropped into
+  another agent), `RetainingPostgresSaver`;
+- summarization: `create_agent` with LangChain's own `SummarizationMiddleware`, its peer,
+  `PostgresSaver`.
 
 Model time is measured by a callback (chat model start → end) and subtracted from the graph
 time, so `overhead_ms` is what the memory machinery and the checkpointer cost per turn.
@@ -33,6 +37,8 @@ from typing import Any
 from uuid import UUID
 
 import psycopg
+from langchain.agents import create_agent
+from langchain.agents.middleware import SummarizationMiddleware
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import (
     AIMessage,
@@ -50,6 +56,7 @@ from langmem.short_term import SummarizationNode
 from psycopg_pool import ConnectionPool
 
 from graphs.agent import make_graph, thread_config
+from nodes.memory_middleware import MemoryMiddleware
 from recollect.history.retention import DEFAULT_RETENTION, RetainingPostgresSaver
 from recollect.history.summary import FOLD_INSTRUCTIONS
 from recollect.models import factory as models
@@ -67,7 +74,7 @@ PLANTED = {
     10: ("constraint", "never suggest jQuery", "One rule: never suggest jQuery for the frontend."),
 }
 TOOL_EVERY = 25
-SYSTEMS = ("naive", "langmem", "recollect")
+SYSTEMS = ("naive", "langmem", "recollect", "middleware", "summarization")
 TOOL_LOG_TOKENS = 9000
 _WORDS = [
     *("dashboard", "migration", "rollout", "latency", "cache", "review", "deploy", "team"),
@@ -75,7 +82,11 @@ _WORDS = [
     *("release", "testing", "staging", "schema", "queue", "worker", "service", "pipeline"),
     *("report", "alert", "timeline", "feature", "roadmap", "onboarding", "design", "state"),
 ]
-LANGMEM_SUMMARY_MARKERS = ("Create a summary of the conversation above", "Extend this summary")
+PEER_SUMMARY_MARKERS = (
+    "Create a summary of the conversation above",  # langmem
+    "Extend this summary",  # langmem
+    "Context Extraction Assistant",  # SummarizationMiddleware
+)
 
 COUNT_BYTES_SQL = """
 SELECT (SELECT coalesce(sum(pg_column_size(c.*)), 0) FROM checkpoints c
@@ -155,7 +166,7 @@ class ScriptedModel:
     def __call__(self, request: dict[str, Any]) -> Reply:
         messages = request.get("messages") or []
         text = json.dumps(messages[:1]) + json.dumps(messages[-1:])
-        if FOLD_INSTRUCTIONS[:40] in text or any(m in text for m in LANGMEM_SUMMARY_MARKERS):
+        if FOLD_INSTRUCTIONS[:40] in text or any(m in text for m in PEER_SUMMARY_MARKERS):
             self.folds += 1
             body = " ".join(filler(self.rng, 14) for _ in range(min(self.folds, 40)))
             return Reply(text="The user is migrating a payments dashboard. " + body)
@@ -172,9 +183,10 @@ class LangmemState(MessagesState):
 # --- measuring --------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False)
 class ModelTimer(BaseCallbackHandler):
-    """Time and prompt tokens of every chat model call, by the graph node that made it."""
+    """Time and prompt tokens of every chat model call, by the graph node that made it
+    (hashed by identity: `SummarizationMiddleware` keeps callbacks in a set)."""
 
     started: dict[UUID, tuple[float, str, int, str]] = field(default_factory=dict)
     calls: list[tuple[str, int, float, str]] = field(default_factory=list)
@@ -296,6 +308,37 @@ def recollect_system(saver: PostgresSaver, history_tokens: int, summary_tokens: 
     return System("recollect", invoke, "growth-recollect")
 
 
+def middleware_system(saver: PostgresSaver, history_tokens: int, summary_tokens: int) -> System:
+    """`create_agent` with `MemoryMiddleware`: the template's memory in LangChain's agent."""
+    agent = create_agent(
+        models.chat_model(), tools=[], middleware=[MemoryMiddleware(None)], checkpointer=saver
+    )
+    config = thread_config("growth-middleware")
+    ctx = Context(max_history_tokens=history_tokens, summary_max_tokens=summary_tokens)
+
+    def invoke(messages: list[AnyMessage], timer: ModelTimer) -> Any:
+        return agent.invoke({"messages": messages}, {**config, "callbacks": [timer]}, context=ctx)
+
+    return System("middleware", invoke, "growth-middleware", reply_node="model")
+
+
+def summarization_system(saver: PostgresSaver, history_tokens: int, summary_tokens: int) -> System:
+    """`create_agent` with LangChain's `SummarizationMiddleware`, on the same budget: summarise
+    once the history passes `history_tokens + summary_tokens`, keep `history_tokens`."""
+    summarizer = SummarizationMiddleware(
+        models.chat_model(),
+        trigger=("tokens", history_tokens + summary_tokens),
+        keep=("tokens", history_tokens),
+    )
+    agent = create_agent(models.chat_model(), tools=[], middleware=[summarizer], checkpointer=saver)
+    config = thread_config("growth-summarization")
+
+    def invoke(messages: list[AnyMessage], timer: ModelTimer) -> Any:
+        return agent.invoke({"messages": messages}, {**config, "callbacks": [timer]})
+
+    return System("summarization", invoke, "growth-summarization", reply_node="model")
+
+
 def checkpoint_bytes(pool: ConnectionPool[Any], thread: str) -> tuple[int, int, int]:
     with pool.connection() as conn:
         total = conn.execute(COUNT_BYTES_SQL, {"t": thread}).fetchone()
@@ -324,6 +367,12 @@ def run(args: argparse.Namespace, uri: str) -> dict[str, Any]:
             PostgresSaver(pool), args.history_tokens, args.summary_tokens
         ),
         "recollect": lambda: recollect_system(retaining, args.history_tokens, args.summary_tokens),
+        "middleware": lambda: middleware_system(
+            retaining, args.history_tokens, args.summary_tokens
+        ),
+        "summarization": lambda: summarization_system(
+            PostgresSaver(pool), args.history_tokens, args.summary_tokens
+        ),
     }
     systems = [builders[name]() for name in args.systems]
     rng = random.Random(42)
@@ -427,6 +476,10 @@ NOTES = [
     "langmem's SummarizationNode writes its summary to state but leaves the message list "
     "whole (it only shortens what it passes to the model), so its checkpoints grow like "
     "naive's; it also re-summarises from its own running summary without pinned values.",
+    "middleware is create_agent with MemoryMiddleware and no long-term memory, like recollect "
+    "here; summarization is create_agent with SummarizationMiddleware(trigger=history + "
+    "summary tokens, keep=history tokens), which replaces old messages in state by a summary "
+    "message.",
 ]
 
 
@@ -486,7 +539,7 @@ def main(argv: list[str] | None = None) -> int:
         nargs="+",
         choices=SYSTEMS,
         default=list(SYSTEMS),
-        help="which agents to replay (default: all three)",
+        help="which agents to replay (default: all five)",
     )
     parser.add_argument(
         "--database-uri", default=None, help="a Postgres to use (default: a temporary one)"

@@ -76,11 +76,16 @@ def served_config(directory: Path) -> Path:
         return str((PROJECT_ROOT / spec).resolve()) if spec.startswith(".") else spec
 
     config["dependencies"] = [absolute(dep) for dep in config.get("dependencies", [])]
-    config["graphs"] = {name: absolute(spec) for name, spec in config["graphs"].items()}
+    config["graphs"] = {
+        name: {**spec, "path": absolute(spec["path"])} if isinstance(spec, dict) else absolute(spec)
+        for name, spec in config["graphs"].items()
+    }
     config["graphs"]["stock"] = f"{PROJECT_ROOT / 'bench' / 'stock_graph.py'}:graph"
     for section in ("checkpointer", "auth", "store"):
         if section in config and "path" in config[section]:
             config[section]["path"] = absolute(config[section]["path"])
+    if "app" in config.get("http", {}):
+        config["http"]["app"] = absolute(config["http"]["app"])
     path = directory / "langgraph.json"
     path.write_text(json.dumps(config, indent=2))
     return path

@@ -14,6 +14,7 @@ inject their own; scripts, the CLI and tests call `make_graph` with Postgres per
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import fields
 from typing import Any
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
@@ -27,18 +28,19 @@ from langgraph.store.base import BaseStore
 
 from graphs.tools import AGENT_TOOLS, memory_tools, tool_node
 from graphs.twin import twin
+from nodes.check_input import check_new_messages
 from nodes.extract import aextract, extract
 from nodes.prepare import PrepareNode
+from nodes.prompt import PromptSection
 from nodes.recall import MemorySource, RecallNode
 from nodes.reply import ends_turn, make_areply, make_reply
 from nodes.summarize import summarize
-from recollect.history.limits import check_message
 from recollect.longterm.process import process_memory
-from state.agent import AgentInput, AgentState
+from state.agent import AgentContext, AgentInput, AgentState
 from state.context import Context
 
 
-def _after_model(state: AgentState, runtime: Runtime[Context]) -> str:
+def route_after_model(state: AgentState, runtime: Runtime[Context]) -> str:
     """Tool calls run first; a fold happens only on turns that need it, then the `extract`
     step queues the turn; a plain turn ends here, the model's step having queued it (the
     others save a step and its checkpoint)."""
@@ -50,35 +52,61 @@ def _after_model(state: AgentState, runtime: Runtime[Context]) -> str:
     return "summarize"
 
 
-def _check_input(state: AgentState) -> str:
-    """The turn's entry: the new human messages (after the last reply) must be within the
-    size limits, or the run fails with one line before any node, embedder or model runs."""
-    for message in reversed(state.get("messages", [])):
-        if not isinstance(message, HumanMessage):
-            break
-        check_message(message.content)
+def route_input(state: AgentState) -> str:
+    """The turn's entry: new human messages beyond the size limits fail the run with one line
+    before any node runs; otherwise the turn starts with `prepare`."""
+    check_new_messages(state)
     return "prepare"
+
+
+def as_settings(section: PromptSection, context_schema: type[Context]) -> PromptSection:
+    """`section`, always handed the run's settings as `context_schema`: a run that sends no
+    context reaches the steps as a plain `Context` of environment defaults."""
+
+    def render(state: Any, ctx: Context) -> str:
+        if not isinstance(ctx, context_schema):
+            ctx = context_schema(**{f.name: getattr(ctx, f.name) for f in fields(ctx)})
+        return section.render(state, ctx)
+
+    return PromptSection(section.heading, render)
 
 
 AgentBuilder = StateGraph[AgentState, Context, AgentInput, AgentState]
 
 
-def build(memory: MemorySource, tools: Sequence[BaseTool] = AGENT_TOOLS) -> AgentBuilder:
+def build(
+    memory: MemorySource,
+    tools: Sequence[BaseTool] = AGENT_TOOLS,
+    *,
+    state_schema: type[AgentState] = AgentState,
+    input_schema: type[AgentInput] = AgentInput,
+    context_schema: type[Context] = AgentContext,
+    prompt_sections: Sequence[PromptSection] = (),
+) -> AgentBuilder:
     """The agent's nodes and edges, with recall and the memory tools bound to `memory` (None:
-    no long-term memory, and no memory tools) beside `tools` for the model to call."""
+    no long-term memory, and no memory tools) beside `tools` for the model to call.
+
+    A fork's own state (an `AgentState` subclass with its fields, and an `AgentInput`
+    subclass for those a caller may send), its own settings (a `Context` subclass, which every
+    step then receives) and `prompt_sections` that render them into the system message keep
+    this wiring as it is."""
     graph_builder: AgentBuilder = StateGraph(
-        AgentState, context_schema=Context, input_schema=AgentInput
+        state_schema, context_schema=context_schema, input_schema=input_schema
     )
     tools = [*tools, *memory_tools(memory)]
     prepare = PrepareNode(RecallNode(memory))
     graph_builder.add_node("prepare", twin("prepare", prepare, prepare.acall))
-    graph_builder.add_node("call_model", twin("call_model", make_reply(tools), make_areply(tools)))
+    sections = [as_settings(section, context_schema) for section in prompt_sections]
+    replies = make_reply(tools, sections), make_areply(tools, sections)
+    graph_builder.add_node("call_model", twin("call_model", *replies))
     graph_builder.add_node("tools", tool_node(tools))
     graph_builder.add_node("summarize", summarize)
     graph_builder.add_node("extract", twin("extract", extract, aextract))
-    graph_builder.add_conditional_edges(START, _check_input, ["prepare"])
+    graph_builder.add_conditional_edges(START, route_input, ["prepare"])
     graph_builder.add_edge("prepare", "call_model")
-    graph_builder.add_conditional_edges("call_model", _after_model, ["tools", "summarize", END])
+    graph_builder.add_conditional_edges(
+        "call_model", route_after_model, ["tools", "summarize", END]
+    )
     graph_builder.add_edge("tools", "call_model")
     graph_builder.add_edge("summarize", "extract")
     graph_builder.add_edge("extract", END)

@@ -25,7 +25,7 @@ from nodes.approval.review import review
 from nodes.approval.start_execution import start_execution
 from nodes.approval.submit import submit
 from recollect.approvals.machine import APPROVAL_TRANSITIONS, WorkflowState
-from state.approval import ApprovalInput, ApprovalState
+from state.approval import ApprovalContext, ApprovalInput, ApprovalState
 from state.context import Context
 
 NEXT_STEP: dict[WorkflowState, str] = {
@@ -60,7 +60,7 @@ def _targets(states: set[WorkflowState]) -> list[str]:
 
 
 builder: StateGraph[ApprovalState, Context, ApprovalInput, ApprovalState] = StateGraph(
-    ApprovalState, context_schema=Context, input_schema=ApprovalInput
+    ApprovalState, context_schema=ApprovalContext, input_schema=ApprovalInput
 )
 builder.add_node("draft", offloaded_twin("draft", draft))
 builder.add_node("submit", offloaded_twin("submit", submit))

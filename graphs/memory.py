@@ -16,10 +16,10 @@ from langgraph.graph.state import CompiledStateGraph
 
 from nodes.memory_job import run_memory_job
 from state.context import Context
-from state.memory import MemoryRunInput, MemoryRunState
+from state.memory import MemoryContext, MemoryRunInput, MemoryRunState
 
 builder: StateGraph[MemoryRunState, Context, MemoryRunInput, MemoryRunState] = StateGraph(
-    MemoryRunState, context_schema=Context, input_schema=MemoryRunInput
+    MemoryRunState, context_schema=MemoryContext, input_schema=MemoryRunInput
 )
 builder.add_node("run_memory_job", run_memory_job)
 builder.add_edge(START, "run_memory_job")

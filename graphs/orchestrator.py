@@ -26,6 +26,7 @@ from nodes.recall import MemorySource
 from recollect.longterm.process import process_memory
 from state.context import Context
 from state.orchestrator import (
+    OrchestratorContext,
     OrchestratorInput,
     OrchestratorOutput,
     OrchestratorState,
@@ -59,7 +60,7 @@ def build(memory: MemorySource) -> OrchestratorBuilder:
     """The orchestrator's nodes and edges, with workers' recall bound to `memory`."""
     graph_builder: OrchestratorBuilder = StateGraph(
         OrchestratorState,
-        context_schema=Context,
+        context_schema=OrchestratorContext,
         input_schema=OrchestratorInput,
         output_schema=OrchestratorOutput,
     )

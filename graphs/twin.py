@@ -12,15 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from langgraph._internal._runnable import RunnableCallable
-
+from recollect.langgraph_private import dual_step
 from recollect.store.offload import offloaded
 
 
 def twin(name: str, sync: Callable[..., Any], asynchronous: Callable[..., Any]) -> Any:
     """One step, two forms. LangGraph reads the step's parameters (`runtime`, `config`) from
     `sync`, so `asynchronous` must accept the same ones."""
-    return RunnableCallable(sync, asynchronous, name=name, trace=False)
+    return dual_step(sync, asynchronous, name=name, trace=False)
 
 
 def offloaded_twin(name: str, sync: Callable[..., Any]) -> Any:

@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
 
 from nodes.context import context_of
-from nodes.prompt import build_prompt
+from nodes.prompt import PromptSection, build_prompt
 from nodes.trace import note_prompt
 from recollect.history.pinning import eviction_note, pin_change, unscanned
 from recollect.models.factory import chat_model
-from state.agent import AgentState, merge_pinned
+from state.agent import AgentState
 from state.context import Context
+from state.memory_state import merge_pinned
 
 
 class ModelNode(Protocol):
@@ -49,62 +50,87 @@ class _Bound:
         return last[1]
 
 
-def _turn(
-    state: AgentState, runtime: Runtime[Context], bound: _Bound
-) -> tuple[Runnable[Any, Any], list[Any], Callable[[Any], dict[str, Any]]]:
-    """The model call's plain logic, shared by the sync and async steps: the bound model, the
-    prompt, and what turns the reply into the state update.
+class TurnPrompt(NamedTuple):
+    """The messages for one model call, and the state update that goes with its reply."""
 
-    Tool results that arrived since the last human message (a tool loop) have not passed
-    through trim yet, so their exact values are pinned here, before the prompt's tool-results
-    share can cut them.
+    messages: list[BaseMessage]
+    update: dict[str, Any]
+    """The prompt's tokens per category, and pins from tool results since the last human
+    message (with the note to the fold when the cap unpinned older ones)."""
+
+
+def prompt_for_model(
+    state: AgentState, ctx: Context, own_sections: Sequence[PromptSection] = ()
+) -> TurnPrompt:
+    """The budgeted prompt for the next model call, and the state update beside its reply.
+
+    Tool results since the last human message (a tool loop) have not passed through trim yet,
+    so their exact values are pinned here, before the prompt's tool-results share can cut
+    them. Every host of the memory (this graph, `MemoryMiddleware`, `MemoryHooks`) builds its
+    model call with this.
     """
-    ctx = context_of(runtime)
     messages = state.get("messages", [])
     last_human = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=0)
     fresh = unscanned(messages[last_human:], state.get("pinned_through"))
     pins = pin_change(state.get("pinned"), fresh)
     view: AgentState = {**state, "pinned": merge_pinned(state.get("pinned"), pins.update)}
-    prompt = build_prompt(view, ctx)
-    runnable = bound(chat_model(ctx.model))
+    prompt = build_prompt(view, ctx, own_sections=own_sections)
+    note_prompt(view, prompt)
+    update: dict[str, Any] = {"context_tokens": prompt.tokens}
+    if pins.update:
+        update["pinned"] = pins.update
+    if fresh and fresh[-1].id:
+        update["pinned_through"] = fresh[-1].id
+    note = eviction_note(pins.evicted, fresh[-1].id if fresh else None)
+    if note is not None:
+        update["unpinned"] = len(pins.evicted)
+        update["unfolded"] = [*state.get("unfolded", []), note]
+    return TurnPrompt(list(prompt.messages), update)
+
+
+def _turn(
+    state: AgentState,
+    runtime: Runtime[Context],
+    bound: _Bound,
+    own_sections: Sequence[PromptSection],
+) -> tuple[Runnable[Any, Any], list[Any], Callable[[Any], dict[str, Any]]]:
+    """The model call's plain logic, shared by the sync and async steps: the bound model, the
+    prompt, and what turns the reply into the state update."""
+    ctx = context_of(runtime)
+    turn = prompt_for_model(state, ctx, own_sections)
 
     def finish(reply: Any) -> dict[str, Any]:
-        update: dict[str, Any] = {"messages": [reply], "context_tokens": prompt.tokens}
-        note_prompt(view, prompt)
-        if pins.update:
-            update["pinned"] = pins.update
-        if fresh and fresh[-1].id:
-            update["pinned_through"] = fresh[-1].id
-        note = eviction_note(pins.evicted, fresh[-1].id if fresh else None)
-        if note is not None:
-            update["unpinned"] = len(pins.evicted)
-            update["unfolded"] = [*state.get("unfolded", []), note]
-        return update
+        return {"messages": [reply], **turn.update}
 
-    return runnable, list(prompt.messages), finish
+    return bound(chat_model(ctx.model)), turn.messages, finish
 
 
-def make_call_model(tools: Sequence[BaseTool] = ()) -> ModelNode:
-    """A `call_model` step with `tools` bound (the graph decides which tools the agent has)."""
+def make_call_model(
+    tools: Sequence[BaseTool] = (), own_sections: Sequence[PromptSection] = ()
+) -> ModelNode:
+    """A `call_model` step with `tools` bound (the graph decides which tools the agent has)
+    and the graph's own prompt sections."""
 
     bound = _Bound(tools)
 
     def call_model(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         """One model call; the tokens per category go into state for traces and the demo."""
-        runnable, prompt, finish = _turn(state, runtime, bound)
+        runnable, prompt, finish = _turn(state, runtime, bound, own_sections)
         return finish(runnable.invoke(prompt))
 
     return call_model
 
 
-def make_acall_model(tools: Sequence[BaseTool] = ()) -> AsyncModelNode:
+def make_acall_model(
+    tools: Sequence[BaseTool] = (), own_sections: Sequence[PromptSection] = ()
+) -> AsyncModelNode:
     """The async twin of `make_call_model`, for the served API: the model is awaited
     (`ainvoke`), so a slow model holds no thread while it thinks."""
 
     bound = _Bound(tools)
 
     async def call_model(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
-        runnable, prompt, finish = _turn(state, runtime, bound)
+        runnable, prompt, finish = _turn(state, runtime, bound, own_sections)
         return finish(await runnable.ainvoke(prompt))
 
     return call_model

@@ -13,17 +13,18 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from nodes.recall import RecallNode
+from nodes.recall import MemorySource, RecallNode
 from nodes.trim import atrim, trim
 from state.agent import AgentState
 from state.context import Context
 
 
 class PrepareNode:
-    """Recall (bound to its memory source) and trim, as one step with two forms."""
+    """Recall (bound to its memory source) and trim, as one step with two forms. Give it the
+    `RecallNode`, or the memory source to build one over."""
 
-    def __init__(self, recall: RecallNode) -> None:
-        self._recall = recall
+    def __init__(self, recall: RecallNode | MemorySource) -> None:
+        self._recall = recall if isinstance(recall, RecallNode) else RecallNode(recall)
 
     def __call__(self, state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         return _together(self._recall(state, runtime), trim(state, runtime))

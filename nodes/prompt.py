@@ -11,7 +11,7 @@ other categories leave, so a short summary means more verbatim turns.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,8 +23,9 @@ from recollect.history.records import PinnedValue
 from recollect.history.summary import cap_summary
 from recollect.history.tokens import text_tokens
 from recollect.history.window import MIN_MESSAGE_TOKENS, fit_window, message_tokens, valid_history
-from state.agent import AgentState, RecalledItem
+from state.agent import AgentState
 from state.context import Context
+from state.memory_state import RecalledItem
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,16 @@ CITE_RECALLED = (
 
 
 @dataclass(frozen=True)
+class PromptSection:
+    """A `## heading` block of a graph's own in the system message, rendered from the state
+    (any field a fork adds to it) and the run's context; an empty body leaves it out. It has
+    no budget share: its tokens come out of what the history may use."""
+
+    heading: str
+    render: Callable[[Any, Context], str]
+
+
+@dataclass(frozen=True)
 class Prompt:
     """The messages to send and the tokens each category used (plus what was cut)."""
 
@@ -56,8 +67,14 @@ class Prompt:
     shown, pins shown and hidden, the summary text and the history ids (for traces)."""
 
 
-def build_prompt(state: AgentState, ctx: Context, shares: BudgetShares = SHARES) -> Prompt:
-    """System prompt, budgeted memory sections, then the verbatim history that still fits."""
+def build_prompt(
+    state: AgentState,
+    ctx: Context,
+    shares: BudgetShares = SHARES,
+    own_sections: Sequence[PromptSection] = (),
+) -> Prompt:
+    """System prompt, the graph's own sections, budgeted memory sections, then the verbatim
+    history that still fits."""
     budget = ctx.context_tokens
     history: list[BaseMessage] = [*state.get("unfolded", []), *state.get("messages", [])]
     system_parts = [ctx.system_prompt]
@@ -68,6 +85,10 @@ def build_prompt(state: AgentState, ctx: Context, shares: BudgetShares = SHARES)
     tokens: dict[str, int] = {"system": text_tokens("\n\n".join(system_parts))}
 
     sections: list[tuple[str, str, str]] = []
+    for own in own_sections:
+        body = own.render(state, ctx).strip()
+        if body:
+            sections.append((own.heading, "own_sections", body))
     pinned_body, hidden_pins = render_pinned(state.get("pinned") or {}, int(budget * shares.pinned))
     if pinned_body:
         sections.append(("Pinned values", "pinned", pinned_body))
@@ -88,7 +109,7 @@ def build_prompt(state: AgentState, ctx: Context, shares: BudgetShares = SHARES)
     summary_shown = ""
     for heading, key, body in sections:
         system_parts.append(f"## {heading}\n{body}")
-        tokens[key] = text_tokens(body)
+        tokens[key] = tokens.get(key, 0) + text_tokens(body)
         summary_shown = body if key == "summary" else summary_shown
     system = SystemMessage(content="\n\n".join(system_parts))
 

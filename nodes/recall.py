@@ -25,8 +25,9 @@ from recollect.store.apool import shared_async_pool
 from recollect.store.errors import RecollectError
 from recollect.store.offload import offloaded
 from recollect.store.scope import Scope
-from state.agent import AgentState, RecalledItem
+from state.agent import AgentState
 from state.context import Context
+from state.memory_state import RecalledItem
 
 log = logging.getLogger(__name__)
 

@@ -25,12 +25,13 @@ from typing import Any, cast
 from langchain_core.messages import AIMessage, AnyMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
-from langgraph._internal._runnable import RunnableCallable
 from langgraph.runtime import Runtime
 
 from nodes.call_model import make_acall_model, make_call_model
 from nodes.extract import aextract, extract
+from nodes.prompt import PromptSection
 from nodes.summarize import fold_pending
+from recollect.langgraph_private import dual_step
 from state.agent import AgentState
 from state.context import Context
 
@@ -40,7 +41,7 @@ QUEUE_RUN = "extract"
 ReplyStep = Callable[[AgentState, Runtime[Context], RunnableConfig], dict[str, Any]]
 AsyncReplyStep = Callable[[AgentState, Runtime[Context], RunnableConfig], Awaitable[dict[str, Any]]]
 
-_queue = RunnableCallable(extract, aextract, name=QUEUE_RUN, trace=True)
+_queue = dual_step(extract, aextract, name=QUEUE_RUN, trace=True)
 
 
 def ends_turn(state: AgentState, runtime: Runtime[Context]) -> bool:
@@ -73,9 +74,11 @@ def _child_config(config: RunnableConfig) -> RunnableConfig:
     )
 
 
-def make_reply(tools: Sequence[BaseTool] = ()) -> ReplyStep:
+def make_reply(
+    tools: Sequence[BaseTool] = (), own_sections: Sequence[PromptSection] = ()
+) -> ReplyStep:
     """`make_call_model`'s step, queueing the turn for extraction when the reply ends it."""
-    model_step = make_call_model(tools)
+    model_step = make_call_model(tools, own_sections)
 
     def call_model(
         state: AgentState, runtime: Runtime[Context], config: RunnableConfig
@@ -89,9 +92,11 @@ def make_reply(tools: Sequence[BaseTool] = ()) -> ReplyStep:
     return call_model
 
 
-def make_areply(tools: Sequence[BaseTool] = ()) -> AsyncReplyStep:
+def make_areply(
+    tools: Sequence[BaseTool] = (), own_sections: Sequence[PromptSection] = ()
+) -> AsyncReplyStep:
     """The async twin of `make_reply`."""
-    model_step = make_acall_model(tools)
+    model_step = make_acall_model(tools, own_sections)
 
     async def call_model(
         state: AgentState, runtime: Runtime[Context], config: RunnableConfig

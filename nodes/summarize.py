@@ -31,8 +31,9 @@ from recollect.history.summary import (
     over_cap,
 )
 from recollect.models.factory import OFFLINE_MODEL, chat_model, resolve_model_name
-from state.agent import AgentState, FoldStatus, RunningSummary
+from state.agent import AgentState
 from state.context import Context
+from state.memory_state import FoldStatus, RunningSummary
 
 logger = logging.getLogger(__name__)
 

@@ -30,8 +30,9 @@ from recollect.trace.metrics import used_items
 from recollect.trace.settings import clip, tracing_enabled
 from recollect.trace.store import PendingTrace
 from recollect.trace.writer import WRITER
-from state.agent import AgentState, RunningSummary
+from state.agent import AgentState
 from state.context import Context
+from state.memory_state import RunningSummary
 
 MAX_CANDIDATES = 30
 """Recall candidates kept per trace (best first): enough to see what just missed."""

@@ -8,11 +8,13 @@ API). The TypedDicts come from `typing_extensions` because pydantic can only bui
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, NotRequired
+from dataclasses import dataclass
+from typing import Annotated, Any, ClassVar, NotRequired
 
 from typing_extensions import TypedDict
 
 from recollect.approvals.records import AuditEntry, Owner
+from state.context import Context
 
 
 class ReviewRequest(TypedDict):
@@ -79,3 +81,11 @@ class ApprovalInput(TypedDict):
 
     request: RefundRequestInput
     origin_thread_id: NotRequired[str | None]
+
+
+@dataclass(kw_only=True)
+class ApprovalContext(Context):
+    """The approval workflow has no run settings: who drafts and who reviews come from
+    authentication, and the transition table decides the rest."""
+
+    offered_settings: ClassVar[frozenset[str] | None] = frozenset()

@@ -1,12 +1,19 @@
 """Run-time configuration, passed to every node as LangGraph's runtime context.
 
 Defaults come from the environment when a `Context` is built; values given at run time win.
+Each graph's context schema is a subclass that names the settings it offers (Studio shows
+those, with their descriptions and defaults; `state/run_settings.py`).
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import ClassVar
+
+from pydantic import ConfigDict
+
+from state.run_settings import run_settings_schema
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are a helpful assistant with memory. Use the memory sections below when they are "
@@ -42,8 +49,14 @@ def _env_float(name: str, default: float) -> float:
 class Context:
     """Who is talking and how much the model may see; one value per run."""
 
+    __pydantic_config__ = ConfigDict(json_schema_extra=run_settings_schema)
+    offered_settings: ClassVar[frozenset[str] | None] = None
+    """The fields a graph offers as run settings (None: every field but the identity's)."""
+
     user_id: str = field(default_factory=lambda: _env_str("RECOLLECT_USER_ID", "local-user"))
+    """Whose memory this run reads and writes."""
     org_id: str = field(default_factory=lambda: _env_str("RECOLLECT_ORG_ID", "default"))
+    """The organisation the user belongs to (tenant of every memory row)."""
     permissions: tuple[str, ...] = ()
     """What this identity may do beyond its own data (`reviewer`). On the served API both ids
     and permissions come from authentication and whatever a caller sends here is refused or
@@ -53,6 +66,7 @@ class Context:
     system_prompt: str = field(
         default_factory=lambda: _env_str("RECOLLECT_SYSTEM_PROMPT", DEFAULT_SYSTEM_PROMPT)
     )
+    """The instructions that open every prompt, before the memory sections."""
     max_history_tokens: int = field(
         default_factory=lambda: _env_int("RECOLLECT_MAX_HISTORY_TOKENS", 3000)
     )
@@ -78,11 +92,13 @@ class Context:
     extract_after_idle_s: float = field(
         default_factory=lambda: _env_float("RECOLLECT_EXTRACT_AFTER_IDLE_S", 30.0)
     )
-    """A thread's extraction runs once it has been idle this long ..."""
+    """Seconds a thread stays idle before its queued turns are extracted (unless
+    `extract_every_turns` comes first)."""
     extract_every_turns: int = field(
         default_factory=lambda: _env_int("RECOLLECT_EXTRACT_EVERY_TURNS", 5)
     )
-    """... or at once when this many turns have queued up."""
+    """Queued turns that start a thread's extraction at once, without waiting for it to be
+    idle for `extract_after_idle_s`."""
 
     per_worker_tokens: int = field(
         default_factory=lambda: _env_int("RECOLLECT_PER_WORKER_TOKENS", 1500)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from typing_extensions import TypedDict
+
+from state.context import Context
 
 
 class MemoryRunInput(TypedDict):
@@ -15,3 +20,11 @@ class MemoryRunState(MemoryRunInput, total=False):
     """The `memory` graph's state: its input, and what each job it ran did."""
 
     outcomes: list[dict[str, Any]]
+
+
+@dataclass(kw_only=True)
+class MemoryContext(Context):
+    """The memory graph has no run settings: it drains the caller's own queued jobs, each with
+    the settings its turn was queued with."""
+
+    offered_settings: ClassVar[frozenset[str] | None] = frozenset()

@@ -13,9 +13,13 @@ task it is given.
 
 from __future__ import annotations
 
-from typing import Annotated, NotRequired, TypedDict
+from dataclasses import dataclass
+from typing import Annotated, ClassVar, NotRequired
+
+from typing_extensions import TypedDict
 
 from recollect.delegation.handoff import fact_key
+from state.context import Context
 
 
 class Subtask(TypedDict):
@@ -153,3 +157,23 @@ class OrchestratorOutput(TypedDict, total=False):
     results: list[WorkerResult]
     facts: list[SourcedFact]
     context_tokens: dict[str, int]
+
+
+@dataclass(kw_only=True)
+class OrchestratorContext(Context):
+    """The orchestrator's run settings: its model, its workers' budgets, and how a round's
+    findings are queued for extraction."""
+
+    offered_settings: ClassVar[frozenset[str] | None] = frozenset(
+        {
+            "model",
+            "per_worker_tokens",
+            "handoff_tokens",
+            "max_workers",
+            "worker_max_steps",
+            "extraction",
+            "min_confidence",
+            "extract_after_idle_s",
+            "extract_every_turns",
+        }
+    )

@@ -15,12 +15,12 @@ identity (`RECOLLECT_ORG_ID` / `RECOLLECT_USER_ID`).
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
 from recollect.auth.identity import Identity
+from recollect.langgraph_private import served_request_user
 
 AUTH_USER_KEY = "langgraph_auth_user"
 STUDIO_USER_KIND = "StudioUser"
@@ -43,7 +43,7 @@ def local_identity() -> Identity:
 
 def served_identity(configurable: Mapping[str, Any] | None = None) -> Identity | None:
     """The authenticated caller, from the run's config or the server's request context."""
-    user = (configurable or {}).get(AUTH_USER_KEY) or _request_user()
+    user = (configurable or {}).get(AUTH_USER_KEY) or served_request_user()
     return identity_of(user) if user is not None else None
 
 
@@ -96,14 +96,3 @@ def _field(user: Any, name: str) -> Any:
         except (TypeError, KeyError):
             value = None
     return value
-
-
-def _request_user() -> Any:
-    """The user of the request the server is handling, when running inside the server (whose
-    package is loaded then; importing it elsewhere would demand the server's settings)."""
-    server = sys.modules.get("langgraph_api.utils")
-    get_auth_ctx = getattr(server, "get_auth_ctx", None)
-    if get_auth_ctx is None:
-        return None
-    ctx = get_auth_ctx()
-    return ctx.user if ctx is not None else None

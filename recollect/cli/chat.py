@@ -13,8 +13,9 @@ import psycopg
 from langchain_core.messages import HumanMessage
 from psycopg_pool import PoolTimeout
 
-from graphs.agent import make_graph, thread_config
+from graphs.agent import thread_config
 from recollect.cli.chat_status import StatusBoard, log_file, log_to_file, summary_line
+from recollect.cli.graph_target import DEFAULT_GRAPH, load_agent
 from recollect.cli.org import add_org_argument, org_of
 from recollect.extraction import queue as jobs
 from recollect.extraction.episodes import checkpoint_reader, end_session
@@ -49,6 +50,12 @@ def register(commands: Any) -> None:
     add_org_argument(parser)
     parser.add_argument("--thread", default=None, help="thread id to start or resume")
     parser.add_argument(
+        "--graph",
+        default=DEFAULT_GRAPH,
+        help="the agent to talk to: module:attribute or file.py:attribute, a factory taking "
+        f"checkpointer= and memory= or a StateGraph builder (default {DEFAULT_GRAPH})",
+    )
+    parser.add_argument(
         "--no-worker",
         action="store_true",
         help="do not extract facts in a background thread (leave it to `recollect worker`)",
@@ -70,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     with open_persistence(scope=scope, worker=not args.no_worker) as persistence:
         claim_thread(persistence.pool, scope, thread)
         memory = configured_memory(persistence.pool)
-        agent = make_graph(checkpointer=persistence.checkpointer, memory=memory)
+        agent = load_agent(args.graph, checkpointer=persistence.checkpointer, memory=memory)
         worker = Worker(
             persistence.worker_pool or persistence.pool,
             memory=memory,

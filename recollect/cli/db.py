@@ -18,6 +18,7 @@ from typing import Any
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
+from recollect.cli.embedded_stop import describe, stop_embedded
 from recollect.store.migrations import APPLIED_VERSION, latest_version, migrate
 from recollect.store.role_setup import roles_sql
 from recollect.store.roles import app_uri, role_names
@@ -27,7 +28,6 @@ from recollect.store.server import (
     check_reachable,
     configured_uri,
     data_dir,
-    embedded_server,
     kept_running,
     resolve_uri,
 )
@@ -137,18 +137,34 @@ def run_start(_args: argparse.Namespace) -> int:
 
 
 def run_stop(_args: argparse.Namespace) -> int:
-    """Stop the embedded server (it starts again on the next command that needs it)."""
+    """Stop the embedded server, or say which processes keep it running (it starts again on
+    the next command that needs it)."""
     folder = data_dir()
-    marker = folder / KEEP_RUNNING_MARKER
-    if not (folder / "pgdata").exists():
+    pgdata = folder / "pgdata"
+    if not pgdata.exists():
         print(f"recollect: no embedded server in {folder}")
         return 0
-    marker.unlink(missing_ok=True)
-    server = embedded_server(folder, keep_running=False)
-    server.cleanup_mode = "stop"
-    server.cleanup()
-    print(f"embedded Postgres in {folder / 'pgdata'} stopped")
-    return 0
+    (folder / KEEP_RUNNING_MARKER).unlink(missing_ok=True)
+    result = stop_embedded(pgdata)
+    if not result.was_running:
+        print(f"recollect: the embedded Postgres in {pgdata} is not running")
+        return 0
+    if result.stopped:
+        print(f"embedded Postgres in {pgdata} stopped")
+        return 0
+    if result.holders:
+        users = ", ".join(describe(pid) for pid in result.holders)
+        print(
+            f"recollect: the embedded Postgres in {pgdata} is still in use by {users}; "
+            "not stopped. Run `recollect db stop` again once they have exited.",
+            file=sys.stderr,
+        )
+        return 1
+    print(
+        f"recollect: could not stop the embedded Postgres in {pgdata}: {result.reason}",
+        file=sys.stderr,
+    )
+    return 1
 
 
 def run_psql(args: argparse.Namespace) -> int:

@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from recollect.cli import approvals, chat, db, demo, maintenance, memory, trace, worker
+from recollect.cli import approvals, chat, db, demo, dev, maintenance, memory, trace, worker
 from recollect.store.errors import RecollectError
 
 EXIT_FAILURE = 2
@@ -26,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     db.register(commands)
     memory.register(commands)
     worker.register(commands)
+    dev.register(commands)
     maintenance.register(commands)
     approvals.register(commands)
     trace.register(commands)

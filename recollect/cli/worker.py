@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
         )
         if args.once:
             for outcome in worker.drain():
-                _report(outcome)
+                report_outcome(outcome)
             ended = worker.end_idle_sessions()
             if ended:
                 print(f"sessions: {len(ended)} idle session(s) summarised as episodes", flush=True)
@@ -46,13 +46,14 @@ def run(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
         print("worker: waiting for memory jobs (Ctrl-C to stop)", flush=True)
         try:
-            worker.serve(stop, on_outcome=_report)
+            worker.serve(stop, on_outcome=report_outcome)
         except KeyboardInterrupt:
             stop.set()
     return 0
 
 
-def _report(outcome: Outcome) -> None:
+def report_outcome(outcome: Outcome) -> None:
+    """One line per finished job: stored, for review, rejected; or why it stopped."""
     if outcome.parked:
         print(f"job {outcome.job_id}: parked: {outcome.error}", flush=True)
     elif outcome.error:

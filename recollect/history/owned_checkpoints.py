@@ -25,16 +25,12 @@ from contextvars import ContextVar
 from typing import Any, TypeVar, cast
 
 from langchain_core.runnables import RunnableConfig
-from langgraph._internal._constants import CONFIG_KEY_RUNTIME
 from langgraph.checkpoint.base import (
     ChannelVersions,
     Checkpoint,
     CheckpointMetadata,
     CheckpointTuple,
 )
-from langgraph.checkpoint.postgres import _ainternal, _internal
-from langgraph.checkpoint.postgres.base import _aexecute, _execute, _keep_latest
-from langgraph.checkpoint.postgres.base import _refuse_delta_threads as _refuse_delta
 from psycopg import AsyncCursor, Cursor
 from psycopg.errors import InsufficientPrivilege
 from psycopg.rows import DictRow, dict_row
@@ -50,6 +46,15 @@ from recollect.history.retention import (
     _run,
     _thread_of,
     keep_turns,
+)
+from recollect.langgraph_private import (
+    CONFIG_KEY_RUNTIME,
+    aexecute,
+    async_connection,
+    execute,
+    keep_latest,
+    refuse_delta_threads,
+    sync_connection,
 )
 from recollect.store.acting import acting, acting_as
 from recollect.store.errors import ThreadAccessError
@@ -178,7 +183,7 @@ class ScopedPostgresSaver(RetainingPostgresSaver):
         # COMMIT travel together, so a write costs one round trip and a read two, not five.
         with (
             serialised,
-            _internal.get_connection(self.conn) as conn,
+            sync_connection(self.conn) as conn,
             conn.pipeline(),
             conn.transaction(),
         ):
@@ -204,10 +209,10 @@ class ScopedPostgresSaver(RetainingPostgresSaver):
             return
         ids = [str(thread_id) for thread_id in thread_ids]
         with self._cursor() as cur:
-            _execute(cur, _refuse_delta(ids))
+            execute(cur, refuse_delta_threads(ids))
         for thread_id in ids:
             with self._cursor(snapshot=True) as cur:
-                _execute(cur, _after_snapshot(_keep_latest(thread_id)))
+                execute(cur, _after_snapshot(keep_latest(thread_id)))
 
     def _claim(self, config: RunnableConfig, metadata: CheckpointMetadata) -> None:
         """Own the thread before its first row: a step's writes may reach the database before
@@ -279,7 +284,7 @@ class AsyncScopedPostgresSaver(AsyncRetainingPostgresSaver):
         serialised = nullcontext() if isinstance(self.conn, AsyncConnectionPool) else self.lock
         async with (
             serialised,
-            _ainternal.get_connection(self.conn) as conn,
+            async_connection(self.conn) as conn,
             one_trip(conn, settings, first=SNAPSHOT_SQL if snapshot else None),
             conn.cursor(binary=True, row_factory=dict_row) as cur,
         ):
@@ -318,10 +323,10 @@ class AsyncScopedPostgresSaver(AsyncRetainingPostgresSaver):
             return
         ids = [str(thread_id) for thread_id in thread_ids]
         async with self._cursor() as cur:
-            await _aexecute(cur, _refuse_delta(ids))
+            await aexecute(cur, refuse_delta_threads(ids))
         for thread_id in ids:
             async with self._cursor(snapshot=True) as cur:
-                await _aexecute(cur, _after_snapshot(_keep_latest(thread_id)))
+                await aexecute(cur, _after_snapshot(keep_latest(thread_id)))
 
     async def aput(
         self,

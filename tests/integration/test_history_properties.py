@@ -29,8 +29,9 @@ from recollect.history.pinning import MAX_PINNED_INSTRUCTIONS, MAX_PINNED_VALUES
 from recollect.history.summary import UNFOLDED_BUDGETS
 from recollect.history.tokens import message_tokens, text_tokens
 from recollect.models import factory as models
-from state.agent import AgentState, merge_pinned
+from state.agent import AgentState
 from state.context import Context
+from state.memory_state import merge_pinned
 from tests.support.scripted_openai import message_order_errors
 
 _ids = itertools.count()

@@ -51,6 +51,28 @@ def free_port() -> int:
         return port
 
 
+def project_config_in(directory: Path) -> Path:
+    """The project's `langgraph.json` written into `directory` with every code path made
+    absolute, so a server started there (`cwd=directory`) serves the project's graphs but
+    reads `directory`'s own `.env` and keeps its runtime there."""
+    config = json.loads((PROJECT_ROOT / "langgraph.json").read_text())
+
+    def absolute(spec: str) -> str:
+        return str((PROJECT_ROOT / spec).resolve()) if spec.startswith(".") else spec
+
+    config["dependencies"] = [absolute(dep) for dep in config.get("dependencies", [])]
+    for spec in config["graphs"].values():
+        spec["path"] = absolute(spec["path"])
+    for section in ("checkpointer", "auth", "store"):
+        if section in config:
+            config[section]["path"] = absolute(config[section]["path"])
+    if "app" in config.get("http", {}):
+        config["http"]["app"] = absolute(config["http"]["app"])
+    path = directory / "langgraph.json"
+    path.write_text(json.dumps(config, indent=2))
+    return path
+
+
 @contextmanager
 def langgraph_dev(
     env: Mapping[str, str],
@@ -58,14 +80,18 @@ def langgraph_dev(
     config: Path | None = None,
     jobs: int | None = None,
     cwd: Path = PROJECT_ROOT,
+    with_worker: bool = False,
 ) -> Iterator[str]:
     """Yield the server's base URL once `/ok` answers; kill the process group on exit.
     `config` replaces the project's `langgraph.json` (the load benchmark adds a graph); `jobs`
     is how many runs the server executes at once (`langgraph dev` runs one unless told);
     `cwd` is where the server keeps its in-memory runtime between starts (`.langgraph_api/`:
-    threads and runs), the project unless a caller wants a fresh one."""
+    threads and runs), the project unless a caller wants a fresh one; `with_worker` starts it
+    as `make dev` does, through `recollect dev`, with the memory worker beside it."""
     port = free_port()
     command = [str(Path(sys.executable).parent / "langgraph"), "dev", "--no-browser"]
+    if with_worker:
+        command = [sys.executable, "-m", "recollect.cli.main", "dev", "--", "--no-browser"]
     if config is not None:
         command += ["--config", str(config)]
     if jobs is not None:

@@ -10,8 +10,9 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 from nodes.prompt import SHARES, build_prompt
 from recollect.history.records import PinnedValue
 from recollect.history.window import message_tokens
-from state.agent import AgentState, RecalledItem, RunningSummary
+from state.agent import AgentState
 from state.context import Context
+from state.memory_state import RecalledItem, RunningSummary
 
 
 def _ctx(tokens: int = 6000) -> Context:

@@ -1,0 +1,121 @@
+"""Recollect's memory as LangChain agent middleware: one line in `create_agent(middleware=...)`.
+
+Once a turn, before its first model call (`before_agent`), it recalls long-term memory and
+trims the checkpointed history (pinning exact values first); every model call gets the
+budgeted prompt (system prompt, profile, recalled memories, summary, pins, the recent tail)
+in place of the raw message list; after the reply that ends the turn it folds what left the
+window into the summary when one is due and queues the turn for background extraction. Its
+state is `MemoryAgentState`, `create_agent`'s own state with `MemoryState` mixed in. Settings
+are `state.context.Context` (`create_agent(context_schema=Context)`; without one, environment
+defaults apply).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
+from typing import Any, cast
+
+from langchain.agents.middleware import (
+    AgentMiddleware,
+    AgentState,
+    ExtendedModelResponse,
+    ModelRequest,
+    ModelResponse,
+)
+from langchain_core.messages import AnyMessage, SystemMessage
+from langgraph.runtime import Runtime
+from langgraph.types import Command
+
+from nodes.call_model import TurnPrompt, prompt_for_model
+from nodes.check_input import check_new_messages
+from nodes.context import context_of
+from nodes.finish_turn import afinish_turn, finish_turn
+from nodes.prepare import PrepareNode
+from nodes.prompt import PromptSection
+from nodes.recall import MemorySource
+from recollect.longterm.process import process_memory
+from state.agent import AgentState as MemoryAgentView
+from state.memory_state import MemoryState
+
+
+class MemoryAgentState(AgentState[Any], MemoryState, total=False):
+    """`create_agent`'s state with the memory's fields."""
+
+
+class MemoryMiddleware(AgentMiddleware[MemoryAgentState, Any]):
+    """Recall, trim, the budgeted prompt, the summary fold and the extraction enqueue around
+    `create_agent`'s model calls. `memory` is the long-term memory to recall from (default:
+    the process's, opened on first use from `DATABASE_URI` or the embedded server; None:
+    recall from the agent's `store`, if it has one); `own_sections` render fields of the
+    agent's state or context into the system message."""
+
+    state_schema = MemoryAgentState
+
+    def __init__(
+        self, memory: MemorySource = process_memory, own_sections: Sequence[PromptSection] = ()
+    ) -> None:
+        super().__init__()
+        self._prepare = PrepareNode(memory)
+        self._own_sections = tuple(own_sections)
+
+    def before_agent(self, state: MemoryAgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        """Once a turn, before its first model call: check the input, recall and trim."""
+        view = _view(state)
+        check_new_messages(view)
+        return self._prepare(view, runtime)
+
+    async def abefore_agent(
+        self, state: MemoryAgentState, runtime: Runtime[Any]
+    ) -> dict[str, Any] | None:
+        view = _view(state)
+        check_new_messages(view)
+        return await self._prepare.acall(view, runtime)
+
+    def wrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
+    ) -> ExtendedModelResponse[Any]:
+        turn = _turn(request, self._own_sections)
+        response = handler(_budgeted(request, turn))
+        return ExtendedModelResponse(response, Command(update=turn.update))
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> ExtendedModelResponse[Any]:
+        turn = _turn(request, self._own_sections)
+        response = await handler(_budgeted(request, turn))
+        return ExtendedModelResponse(response, Command(update=turn.update))
+
+    def after_model(self, state: MemoryAgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        return finish_turn(_view(state), runtime) or None
+
+    async def aafter_model(
+        self, state: MemoryAgentState, runtime: Runtime[Any]
+    ) -> dict[str, Any] | None:
+        return await afinish_turn(_view(state), runtime) or None
+
+
+def _view(state: MemoryAgentState) -> MemoryAgentView:
+    """The memory nodes' view of the agent's state (the same fields, typed as theirs)."""
+    return cast(MemoryAgentView, state)
+
+
+def _turn(request: ModelRequest[Any], own_sections: Sequence[PromptSection]) -> TurnPrompt:
+    """The prompt for this call; `create_agent`'s `system_prompt`, when given, is the
+    instructions the memory sections follow."""
+    ctx = context_of(request.runtime)
+    if request.system_message is not None:
+        ctx = replace(ctx, system_prompt=request.system_message.text)
+    return prompt_for_model(_view(cast(MemoryAgentState, request.state)), ctx, own_sections)
+
+
+def _budgeted(request: ModelRequest[Any], turn: TurnPrompt) -> ModelRequest[Any]:
+    """The request with the budgeted prompt: its system message and the history that fits."""
+    system, *history = turn.messages
+    return request.override(
+        system_message=cast(SystemMessage, system), messages=cast(list[AnyMessage], history)
+    )
