@@ -155,27 +155,35 @@ def test_a_ttl_within_bounds_is_kept(ttl: Any) -> None:
 
 
 def _ahead(delta: timedelta, naive: bool = False) -> str:
+    """A moment `delta` from now, made when the test runs (not when it is collected)."""
     moment = clock.now() + delta
     return (moment.replace(tzinfo=None) if naive else moment).isoformat()
 
 
 @pytest.mark.parametrize(
-    "learned_at",
+    ("fixed", "delta", "naive"),
     [
-        "9999-12-31",
-        "9999-12-31T23:59:59+14:00",
-        _ahead(timedelta(days=1)),
-        _ahead(timedelta(hours=1), naive=True),
-        _ahead(timedelta(minutes=6)),
+        ("9999-12-31", None, False),
+        ("9999-12-31T23:59:59+14:00", None, False),
+        (None, timedelta(days=1), False),
+        (None, timedelta(hours=1), True),
+        (None, timedelta(minutes=6), False),
     ],
 )
-def test_a_learned_at_in_the_future_is_refused(learned_at: str) -> None:
+def test_a_learned_at_in_the_future_is_refused(
+    fixed: str | None, delta: timedelta | None, naive: bool
+) -> None:
+    learned_at = fixed or _ahead(delta or timedelta(0), naive)
     with pytest.raises(ValueRejectedError, match="future"):
         offered({"text": "Joined Globex", "learned_at": learned_at}, POLICY, "item")
 
 
 @pytest.mark.parametrize(
-    "learned_at", ["1999-01-01", _ahead(timedelta(0)), _ahead(-timedelta(days=400), naive=True)]
+    ("fixed", "delta", "naive"),
+    [("1999-01-01", None, False), (None, timedelta(0), False), (None, -timedelta(days=400), True)],
 )
-def test_a_learned_at_of_the_past_or_now_is_kept(learned_at: str) -> None:
+def test_a_learned_at_of_the_past_or_now_is_kept(
+    fixed: str | None, delta: timedelta | None, naive: bool
+) -> None:
+    learned_at = fixed or _ahead(delta or timedelta(0), naive)
     assert offered({"text": "Joined Globex", "learned_at": learned_at}, POLICY, "i").fact.learned_at
