@@ -11,6 +11,7 @@ local identity only when `RECOLLECT_STUDIO_IDENTITY=on` (`recollect/auth/served.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, cast
 
 from langgraph_sdk import Auth
@@ -158,12 +159,9 @@ async def search_shared_assistants(
     return owned_or_system(_caller(ctx))
 
 
-@auth.on.assistants.create
-async def own_assistant(
-    ctx: Auth.types.AuthContext, value: Auth.types.AssistantsCreate
-) -> dict[str, str]:
-    """A new assistant is its creator's; it may not pass as the server's or name another user."""
-    identity = _caller(ctx)
+def _check_assistant(value: Mapping[str, Any], identity: Identity) -> None:
+    """What an assistant may not carry: a claim to be another's or the server's, another
+    user in its context, or settings out of bounds."""
     _refuse_claims(value.get("metadata"), identity)
     named = foreign_identity_in_run(
         {"context": value.get("context"), "config": value.get("config")}, identity
@@ -171,6 +169,15 @@ async def own_assistant(
     if named:
         raise Auth.exceptions.HTTPException(status_code=403, detail=named)
     _refuse_out_of_bounds(value.get("context"), (value.get("config") or {}).get("configurable"))
+
+
+@auth.on.assistants.create
+async def own_assistant(
+    ctx: Auth.types.AuthContext, value: Auth.types.AssistantsCreate
+) -> dict[str, str]:
+    """A new assistant is its creator's; it may not pass as the server's or name another user."""
+    identity = _caller(ctx)
+    _check_assistant(cast(Mapping[str, Any], value), identity)
     return stamp_owner(cast(dict[str, Any], value), identity)
 
 
@@ -180,13 +187,7 @@ async def update_own_assistant(
 ) -> dict[str, str]:
     """Only one's own assistants change, and never hands to another owner or the server."""
     identity = _caller(ctx)
-    _refuse_claims(value.get("metadata"), identity)
-    named = foreign_identity_in_run(
-        {"context": value.get("context"), "config": value.get("config")}, identity
-    )
-    if named:
-        raise Auth.exceptions.HTTPException(status_code=403, detail=named)
-    _refuse_out_of_bounds(value.get("context"), (value.get("config") or {}).get("configurable"))
+    _check_assistant(cast(Mapping[str, Any], value), identity)
     return owner_filter(identity)
 
 

@@ -8,25 +8,12 @@ server's, hand it to someone else, or bake another user into its context.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-import httpx
 import pytest
-from langgraph_sdk.errors import APIStatusError
 
-from tests.support.langgraph_dev import ALICE_KEY, BOB_KEY, GINA_KEY, client_for
+from tests.support.langgraph_dev import ALICE_KEY, BOB_KEY, GINA_KEY, client_for, status_of
 
 SECRET = "vault phrase tangerine-42"
 HELLO = {"messages": [{"role": "human", "content": "hi"}]}
-
-
-def _status_of(call: Callable[[], Any]) -> int:
-    try:
-        call()
-    except (APIStatusError, httpx.HTTPStatusError) as exc:
-        return exc.response.status_code
-    raise AssertionError("the call succeeded")
 
 
 @pytest.fixture(scope="module")
@@ -55,15 +42,15 @@ def test_a_custom_assistant_is_its_creators_alone(
         lambda: other.assistants.set_latest(aid, 1),
         lambda: other.assistants.delete(aid),
     ):
-        assert _status_of(call) == 404
+        assert status_of(call) == 404
     listed = other.assistants.search(limit=100)
     assert aid not in [a["assistant_id"] for a in listed]
     assert SECRET not in str(listed)
     assert other.assistants.count() == len(listed)
     thread = other.threads.create()["thread_id"]
-    assert _status_of(lambda: other.runs.wait(thread, aid, input=HELLO)) == 404
-    assert _status_of(lambda: other.runs.create(None, aid, input=HELLO)) == 404
-    assert _status_of(lambda: other.crons.create(aid, schedule="0 0 1 1 *", input=HELLO)) == 404
+    assert status_of(lambda: other.runs.wait(thread, aid, input=HELLO)) == 404
+    assert status_of(lambda: other.runs.create(None, aid, input=HELLO)) == 404
+    assert status_of(lambda: other.crons.create(aid, schedule="0 0 1 1 *", input=HELLO)) == 404
     assert other.runs.list(thread) == []
 
 
@@ -85,15 +72,13 @@ def test_nobody_claims_the_servers_mark_or_another_owner(
 ) -> None:
     alice = client_for(served_module, ALICE_KEY)
     for metadata in ({"created_by": "system"}, {"owner": "acme/bob"}, {"org": "globex"}):
-        assert _status_of(lambda m=metadata: alice.assistants.create("agent", metadata=m)) == 403
-        status = _status_of(
-            lambda m=metadata: alice.assistants.update(alices_assistant, metadata=m)
-        )
+        assert status_of(lambda m=metadata: alice.assistants.create("agent", metadata=m)) == 403
+        status = status_of(lambda m=metadata: alice.assistants.update(alices_assistant, metadata=m))
         assert status == 403
     for context in ({"user_id": "bob"}, {"org_id": "globex"}):
-        assert _status_of(lambda c=context: alice.assistants.create("agent", context=c)) == 403
+        assert status_of(lambda c=context: alice.assistants.create("agent", context=c)) == 403
     system = alice.assistants.search(metadata={"created_by": "system"}, limit=1)[0]
-    assert _status_of(lambda: alice.assistants.update(system["assistant_id"], name="x")) == 404
-    assert _status_of(lambda: alice.assistants.delete(system["assistant_id"])) == 404
+    assert status_of(lambda: alice.assistants.update(system["assistant_id"], name="x")) == 404
+    assert status_of(lambda: alice.assistants.delete(system["assistant_id"])) == 404
     same = alice.assistants.update(alices_assistant, metadata={"owner": "acme/alice", "n": "1"})
     assert same["metadata"]["owner"] == "acme/alice"

@@ -9,13 +9,9 @@ starts runs as its creator.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import Any
 
-import httpx
-from langgraph_sdk.errors import APIStatusError
-
-from tests.support.langgraph_dev import ALICE_KEY, BOB_KEY, MARIA_KEY, client_for
+from tests.support.langgraph_dev import ALICE_KEY, BOB_KEY, MARIA_KEY, client_for, status_of
 
 HELLO = {"messages": [{"role": "human", "content": "hi"}]}
 YEARLY = "0 0 1 1 *"
@@ -23,26 +19,18 @@ CRON_WAIT_S = 150
 """A cron fires at the next whole minute; the scheduler then takes a moment to start it."""
 
 
-def _status_of(call: Callable[[], Any]) -> int:
-    try:
-        call()
-    except (APIStatusError, httpx.HTTPStatusError) as exc:
-        return exc.response.status_code
-    raise AssertionError("the call succeeded")
-
-
 def test_owner_and_org_stay_what_creation_stamped(served_module: str) -> None:
     alice = client_for(served_module, ALICE_KEY)
     bob = client_for(served_module, BOB_KEY)
     thread = alice.threads.create(metadata={"topic": "PIN reset"})["thread_id"]
     for metadata in ({"owner": "acme/bob"}, {"org": "globex"}, {"owner": "globex/bob"}):
-        assert _status_of(lambda m=metadata: alice.threads.update(thread, metadata=m)) == 403
-        assert _status_of(lambda m=metadata: alice.threads.create(metadata=m)) == 403
+        assert status_of(lambda m=metadata: alice.threads.update(thread, metadata=m)) == 403
+        assert status_of(lambda m=metadata: alice.threads.create(metadata=m)) == 403
     assert thread not in [t["thread_id"] for t in bob.threads.search(limit=100)]
     same = alice.threads.update(thread, metadata={"owner": "acme/alice", "topic": "x"})
     assert same["metadata"]["owner"] == "acme/alice"
     assert same["metadata"]["org"] == "acme"
-    assert _status_of(lambda: bob.threads.update(thread, metadata={"owner": "acme/bob"})) == 404
+    assert status_of(lambda: bob.threads.update(thread, metadata={"owner": "acme/bob"})) == 404
 
 
 def test_a_cron_is_checked_when_it_is_created(served_module: str) -> None:
@@ -51,17 +39,17 @@ def test_a_cron_is_checked_when_it_is_created(served_module: str) -> None:
     maria = client_for(served_module, MARIA_KEY)
     crons_before = alice.crons.count()
     huge = {"messages": [{"role": "human", "content": "x" * 200_000}]}
-    assert _status_of(lambda: alice.crons.create("agent", schedule=YEARLY, input=huge)) == 413
+    assert status_of(lambda: alice.crons.create("agent", schedule=YEARLY, input=huge)) == 413
     for context in ({"user_id": "bob"}, {"org_id": "globex"}):
-        status = _status_of(
+        status = status_of(
             lambda c=context: alice.crons.create("agent", schedule=YEARLY, input=HELLO, context=c)
         )
         assert status == 403, context
     for graph in ("agent", "approval"):
-        status = _status_of(lambda g=graph: maria.crons.create(g, schedule=YEARLY, input=HELLO))
+        status = status_of(lambda g=graph: maria.crons.create(g, schedule=YEARLY, input=HELLO))
         assert status == 403, graph
     thread = alice.threads.create()["thread_id"]
-    status = _status_of(
+    status = status_of(
         lambda: bob.crons.create_for_thread(thread, "agent", schedule=YEARLY, input=HELLO)
     )
     assert status == 404

@@ -9,27 +9,14 @@ sent, and Maria's decision then completes the workflow.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-import httpx
 import psycopg
-from langgraph_sdk.errors import APIStatusError
 
 from recollect.store.server import CONNECTION_KWARGS
-from tests.support.langgraph_dev import DANA_KEY, MARIA_KEY, client_for
+from tests.support.langgraph_dev import DANA_KEY, MARIA_KEY, client_for, status_of
 
 REQUEST = {"order_id": "8842-B", "amount": "249", "reason": "charged twice"}
 REFUSED = (403, 404)
 DECISION = {"decision": "approve", "by": "maria", "note": "verified"}
-
-
-def _status_of(call: Callable[[], Any]) -> int:
-    try:
-        call()
-    except (APIStatusError, httpx.HTTPStatusError) as exc:
-        return exc.response.status_code
-    raise AssertionError("the call succeeded")
 
 
 def test_a_reviewer_reads_and_decides_and_does_nothing_else(
@@ -49,21 +36,20 @@ def test_a_reviewer_reads_and_decides_and_does_nothing_else(
     assert thread in [t["thread_id"] for t in maria.threads.search(limit=100)]
 
     forged = {"request": {**REQUEST, "amount": "99999"}}
-    assert _status_of(lambda: maria.threads.update_state(thread, forged)) in REFUSED
+    assert status_of(lambda: maria.threads.update_state(thread, forged)) in REFUSED
     assert (
-        _status_of(lambda: maria.threads.update(thread, metadata={"owner": "acme/maria"}))
-        in REFUSED
+        status_of(lambda: maria.threads.update(thread, metadata={"owner": "acme/maria"})) in REFUSED
     )
-    assert _status_of(lambda: maria.threads.update(thread, metadata={"note": "x"})) in REFUSED
-    assert _status_of(lambda: maria.threads.delete(thread)) in REFUSED
-    assert _status_of(lambda: maria.threads.create()) == 403
+    assert status_of(lambda: maria.threads.update(thread, metadata={"note": "x"})) in REFUSED
+    assert status_of(lambda: maria.threads.delete(thread)) in REFUSED
+    assert status_of(lambda: maria.threads.create()) == 403
     for kwargs in (
         {"input": {"request": {**REQUEST, "amount": "99999"}}},
         {"command": {"resume": DECISION, "update": forged}},
         {"command": {"goto": "execute"}},
         {"command": {"resume": DECISION}, "checkpoint_id": older},
     ):
-        status = _status_of(lambda k=kwargs: maria.runs.wait(thread, "approval", **k))
+        status = status_of(lambda k=kwargs: maria.runs.wait(thread, "approval", **k))
         assert status == 403, kwargs
 
     assert dana.threads.get_state(thread)["values"]["request"]["amount"] == "249.00"

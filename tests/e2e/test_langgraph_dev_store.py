@@ -4,14 +4,13 @@ own, the organisation's shared facts are shared, and what an item holds is the e
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import psycopg
 import pytest
-from langgraph_sdk.errors import APIStatusError
 from psycopg_pool import ConnectionPool
 
 from recollect.longterm.facts import LongTermMemory
@@ -19,7 +18,7 @@ from recollect.longterm.records import FactCategory, NewFact, ProfileEntry
 from recollect.store.roles import app_uri
 from recollect.store.scope import Scope
 from recollect.store.server import CONNECTION_KWARGS, open_pool
-from tests.support.langgraph_dev import ALICE_KEY, BOB_KEY, client_for, langgraph_dev
+from tests.support.langgraph_dev import ALICE_KEY, BOB_KEY, client_for, langgraph_dev, status_of
 
 ALICE_NOTES = ("acme", "alice", "facts", "notes")
 BOB_NOTES = ("acme", "bob", "facts", "notes")
@@ -38,14 +37,6 @@ def served(database_uri: str, tmp_path: Path) -> Iterator[str]:
         pool.close()
     with langgraph_dev({"RECOLLECT_DATABASE_URI": database_uri}, tmp_path / "dev.log") as url:
         yield url
-
-
-def _status_of(call: Callable[[], Any]) -> int:
-    try:
-        call()
-    except (APIStatusError, httpx.HTTPStatusError) as exc:
-        return exc.response.status_code
-    raise AssertionError("the call succeeded")
 
 
 def test_two_users_each_see_only_their_own_items(served: str, database_uri: str) -> None:
@@ -81,7 +72,7 @@ def test_two_users_each_see_only_their_own_items(served: str, database_uri: str)
         lambda: bob.store.list_namespaces(prefix=["acme", "alice"]),
         lambda: bob.store.search_items(("globex", "bob")),
     ):
-        assert _status_of(refused) == 403
+        assert status_of(refused) == 403
 
     alice.store.put_item(("acme", "@org", "facts"), "deploys", {"text": "Deploys on Fridays"})
     shared = bob.store.search_items(("acme", "@org"), query="when are deploys")["items"]

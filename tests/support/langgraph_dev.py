@@ -10,12 +10,15 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
+import httpx
 from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
+from langgraph_sdk.errors import APIStatusError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 STARTUP_TIMEOUT_S = 120
@@ -136,3 +139,12 @@ def _wait_until_ready(url: str, process: subprocess.Popen[bytes], log_path: Path
         except OSError:
             time.sleep(0.5)
     raise RuntimeError(f"langgraph dev did not start:\n{log_path.read_text()[-4000:]}")
+
+
+def status_of(call: Callable[[], Any]) -> int:
+    """The HTTP status a refused SDK call answered with (a call that succeeds fails the test)."""
+    try:
+        call()
+    except (APIStatusError, httpx.HTTPStatusError) as exc:
+        return exc.response.status_code
+    raise AssertionError("the call succeeded")
