@@ -6,15 +6,12 @@ only its own settings; and a description per graph."""
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from typing import Any
 
-import psycopg
 import pytest
 from langgraph_sdk.client import SyncLangGraphClient
 
-from recollect.store.server import with_database
 from state.agent import AgentContext
 from state.approval import ApprovalContext
 from state.memory import MemoryContext
@@ -28,8 +25,6 @@ from tests.support.langgraph_dev import (
     project_config_in,
 )
 
-TEMPLATE_DB = "recollect_template"
-"""The migrated database every test database is cloned from (`tests/conftest.py`)."""
 PROMPT_FROM_ENV_FILE = "You answer in the voice of a ship's log."
 OFFERED = {
     "agent": AgentContext.offered_settings,
@@ -40,25 +35,14 @@ OFFERED = {
 
 
 @pytest.fixture(scope="module")
-def module_database(postgres_server: str) -> Iterator[str]:
-    """A migrated database for the module's one server (cloned from the run's template)."""
-    name = f"test_schemas_{os.getpid()}"
-    with psycopg.connect(postgres_server, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE_DB}"')
-    yield with_database(postgres_server, name)
-    with psycopg.connect(postgres_server, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-@pytest.fixture(scope="module")
 def studio(
-    module_database: str, tmp_path_factory: pytest.TempPathFactory
+    module_database_uri: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[SyncLangGraphClient]:
     """`langgraph dev` started as a fork starts it: in its own folder, with a `.env` there."""
     folder = tmp_path_factory.mktemp("served")
     (folder / ".env").write_text(f'RECOLLECT_SYSTEM_PROMPT="{PROMPT_FROM_ENV_FILE}"\n')
     config = project_config_in(folder)
-    env = {"RECOLLECT_DATABASE_URI": module_database}
+    env = {"RECOLLECT_DATABASE_URI": module_database_uri}
     with langgraph_dev(env, folder / "dev.log", config=config, cwd=folder) as url:
         yield client_for(url, ALICE_KEY)
 
