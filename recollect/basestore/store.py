@@ -6,10 +6,9 @@ an item in `(org, user, "facts", ...)` is a handle on one fact: `put` screens, r
 validates the value like an extracted fact and writes it through the engine's write path
 (near duplicates reinforce, contradictions supersede, the profile follows); `search(query=)`
 ranks every item the listing shows by a relevance in [0, 1] (`recollect.basestore.relevance`);
-`delete` soft-deletes the fact
-once no item names it; `ttl` (minutes) expires the item and then its fact. Every statement
-runs in its namespace's scope, so row-level security decides, and inside a served request a
-namespace outside the caller's `(org, user)` is refused.
+`delete` soft-deletes the fact once no item names it; `ttl` (minutes) expires the item and
+then its fact. Every statement runs in its namespace's scope, so row-level security decides,
+and inside a served request a namespace outside the caller's `(org, user)` is refused.
 
 A batch is checked whole before any of it runs: a bad namespace, key or value fails it with
 one line and nothing is written.
