@@ -1,11 +1,12 @@
-"""The agent graph: prepare (recall ∥ trim) → call_model (⇄ tools) → summarize → extract, when
-a fold is due; otherwise prepare → call_model (⇄ tools), whose last model step queues the turn.
+"""The agent graph, as the design card draws it: recall ∥ trim → call_model (⇄ tools) →
+summarize (only when a fold is due) → extract.
 
-Recall and trim touch disjoint parts of the state, so they run as one step, `prepare`: one
-checkpoint and one batch of writes fewer per turn than two steps or two parallel tasks, and
-trim's work overlaps recall's database round trip. For the same reason a plain turn has no
-`extract` step: its one transaction runs in the model's step (`nodes.reply`), so the turn is
-two steps and four checkpoints.
+Recall and trim run side by side in one superstep after the input check (they write disjoint
+parts of the state), so one checkpoint follows both; the model's step waits for the two.
+Every turn ends in `extract`, whose only work is one short transaction that queues the turn
+for the background memory job. Each step has a sync form (the CLI, scripts) and an async one
+(the served API) around the same plain logic (`graphs/twin.py`), and reads the run's settings
+as the graph's own `Context` class (`graphs/settings.py`).
 
 `graph` is compiled without a checkpointer or store, as LangGraph Platform and `langgraph dev`
 inject their own; scripts, the CLI and tests call `make_graph` with Postgres persistence.
@@ -14,7 +15,6 @@ inject their own; scripts, the CLI and tests call `make_graph` with Postgres per
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import fields
 from typing import Any
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
@@ -26,49 +26,38 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
+from graphs.settings import route_with_settings, with_settings
 from graphs.tools import AGENT_TOOLS, memory_tools, tool_node
 from graphs.twin import twin
+from nodes.call_model import make_acall_model, make_call_model
 from nodes.check_input import check_new_messages
 from nodes.extract import aextract, extract
-from nodes.prepare import PrepareNode
 from nodes.prompt import PromptSection
 from nodes.recall import MemorySource, RecallNode
-from nodes.reply import ends_turn, make_areply, make_reply
-from nodes.summarize import summarize
+from nodes.summarize import asummarize, fold_pending, summarize
+from nodes.trim import atrim, trim
 from recollect.longterm.process import process_memory
 from state.agent import AgentContext, AgentInput, AgentState
 from state.context import Context
 
+TURN_START = ["recall", "trim"]
+"""The steps a turn starts with, side by side."""
+
 
 def route_after_model(state: AgentState, runtime: Runtime[Context]) -> str:
-    """Tool calls run first; a fold happens only on turns that need it, then the `extract`
-    step queues the turn; a plain turn ends here, the model's step having queued it (the
-    others save a step and its checkpoint)."""
-    if ends_turn(state, runtime):
-        return END
+    """Tool calls run first; then a fold, only on turns that need one; every turn ends in
+    `extract`."""
     messages = state.get("messages", [])
     if messages and isinstance(messages[-1], AIMessage) and messages[-1].tool_calls:
         return "tools"
-    return "summarize"
+    return "summarize" if fold_pending(state, runtime) else "extract"
 
 
-def route_input(state: AgentState) -> str:
+def route_input(state: AgentState) -> list[str]:
     """The turn's entry: new human messages beyond the size limits fail the run with one line
-    before any node runs; otherwise the turn starts with `prepare`."""
+    before any node runs; otherwise recall and trim start the turn together."""
     check_new_messages(state)
-    return "prepare"
-
-
-def as_settings(section: PromptSection, context_schema: type[Context]) -> PromptSection:
-    """`section`, always handed the run's settings as `context_schema`: a run that sends no
-    context reaches the steps as a plain `Context` of environment defaults."""
-
-    def render(state: Any, ctx: Context) -> str:
-        if not isinstance(ctx, context_schema):
-            ctx = context_schema(**{f.name: getattr(ctx, f.name) for f in fields(ctx)})
-        return section.render(state, ctx)
-
-    return PromptSection(section.heading, render)
+    return TURN_START
 
 
 AgentBuilder = StateGraph[AgentState, Context, AgentInput, AgentState]
@@ -88,24 +77,34 @@ def build(
 
     A fork's own state (an `AgentState` subclass with its fields, and an `AgentInput`
     subclass for those a caller may send), its own settings (a `Context` subclass, which every
-    step then receives) and `prompt_sections` that render them into the system message keep
-    this wiring as it is."""
+    step, prompt section and tool then receives, its defaults filling in what a run does not
+    send) and `prompt_sections` that render them into the system message keep this wiring as
+    it is."""
     graph_builder: AgentBuilder = StateGraph(
         state_schema, context_schema=context_schema, input_schema=input_schema
     )
     tools = [*tools, *memory_tools(memory)]
-    prepare = PrepareNode(RecallNode(memory))
-    graph_builder.add_node("prepare", twin("prepare", prepare, prepare.acall))
-    sections = [as_settings(section, context_schema) for section in prompt_sections]
-    replies = make_reply(tools, sections), make_areply(tools, sections)
-    graph_builder.add_node("call_model", twin("call_model", *replies))
-    graph_builder.add_node("tools", tool_node(tools))
-    graph_builder.add_node("summarize", summarize)
-    graph_builder.add_node("extract", twin("extract", extract, aextract))
-    graph_builder.add_conditional_edges(START, route_input, ["prepare"])
-    graph_builder.add_edge("prepare", "call_model")
+    recall = RecallNode(memory)
+    steps = {
+        "recall": twin("recall", recall, recall.acall),
+        "trim": twin("trim", trim, atrim),
+        "call_model": twin(
+            "call_model",
+            make_call_model(tools, prompt_sections),
+            make_acall_model(tools, prompt_sections),
+        ),
+        "tools": tool_node(tools),
+        "summarize": twin("summarize", summarize, asummarize),
+        "extract": twin("extract", extract, aextract),
+    }
+    for name, step in steps.items():
+        graph_builder.add_node(name, with_settings(step, context_schema))
+    graph_builder.add_conditional_edges(START, route_input, TURN_START)
+    graph_builder.add_edge(TURN_START, "call_model")
     graph_builder.add_conditional_edges(
-        "call_model", route_after_model, ["tools", "summarize", END]
+        "call_model",
+        route_with_settings(route_after_model, context_schema),
+        ["tools", "summarize", "extract"],
     )
     graph_builder.add_edge("tools", "call_model")
     graph_builder.add_edge("summarize", "extract")

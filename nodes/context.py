@@ -1,10 +1,14 @@
 """The run's `Context`, whether the caller passed one, a dict, or nothing; with the identity
-the served API authenticated, when there is one."""
+the served API authenticated, when there is one.
+
+A graph whose settings are a `Context` subclass (a fork's, with fields of its own) hands its
+steps that class: `graphs.settings.with_settings` makes the run's context one (`as_schema`)
+before a step reads it, and `context_of` keeps the class it is given."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any, Protocol
+from dataclasses import fields, replace
+from typing import Any, Protocol, TypeVar
 
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
@@ -13,6 +17,8 @@ from recollect.auth.served import served_identity
 from recollect.store.errors import RecollectError
 from recollect.store.identity import InvalidIdError, normalise_id
 from state.context import Context
+
+SettingsT = TypeVar("SettingsT", bound=Context)
 
 
 class IdentityMismatchError(RecollectError):
@@ -30,12 +36,7 @@ def context_of(runtime: Runtime[Context] | HasContext) -> Context:
     """Environment defaults fill in when a caller (e.g. Studio) sends no context; on the
     served API, user, org and permissions are the authenticated caller's."""
     raw = runtime.context
-    if raw is None:
-        ctx = Context()
-    elif isinstance(raw, dict):
-        ctx = Context(**raw)
-    else:
-        ctx = raw
+    ctx = as_schema(raw, Context)
     identity = served_identity(_configurable())
     if identity is None:
         return ctx
@@ -52,6 +53,20 @@ def context_of(runtime: Runtime[Context] | HasContext) -> Context:
         org_id=identity.org_id,
         permissions=tuple(sorted(identity.permissions)),
     )
+
+
+def as_schema(raw: Context | dict[str, Any] | None, schema: type[SettingsT]) -> SettingsT:
+    """The run's settings as `schema`: a dict or nothing fills the rest with its defaults; an
+    instance of another `Context` class keeps the values the two share (a caller may send the
+    template's `Context` to a fork's graph, whose own fields then take their defaults)."""
+    if isinstance(raw, schema):
+        return raw
+    if raw is None:
+        return schema()
+    if isinstance(raw, dict):
+        return schema(**raw)
+    own = {f.name for f in fields(schema) if f.init}
+    return schema(**{f.name: getattr(raw, f.name) for f in fields(raw) if f.name in own})
 
 
 def _configurable() -> dict[str, Any]:

@@ -4,14 +4,13 @@ enqueue. The template's graph runs the same two as its `summarize` and `extract`
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, cast
 
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
 from nodes.extract import aextract, extract
-from nodes.summarize import summarize
+from nodes.summarize import asummarize, summarize
 from state.agent import AgentState
 from state.context import Context
 
@@ -35,6 +34,6 @@ async def afinish_turn(state: AgentState, runtime: Runtime[Context]) -> dict[str
     """The async twin: the fold's model call runs in a thread, the enqueue is awaited."""
     if not reply_ends_turn(state):
         return {}
-    folded = await asyncio.to_thread(summarize, state, runtime)
+    folded = await asummarize(state, runtime)
     after = cast(AgentState, {**state, **folded})
     return {**folded, **await aextract(after, runtime)}

@@ -1,9 +1,11 @@
-"""A turn's first step: long-term recall and the history trim, side by side in one step.
+"""Long-term recall and the history trim as one call, for hosts with a single hook before the
+model: `MemoryMiddleware.before_agent`, `MemoryHooks.pre_model_hook`, or one step of a
+`StateGraph` of your own (`docs/drop-in.md`). The template's agent graph runs them as two
+steps side by side (`graphs/agent.py`), as the design card draws the turn.
 
 Recall writes only `recalled`; trim writes the history's fields (`messages`, pins, what is
-left to fold). With nothing in common, one step serves both: on the served path that is one
-task and one batch of checkpoint writes fewer per turn than two parallel steps, and trim's
-CPU runs while recall waits on its database round trip.
+left to fold). With nothing in common, one call serves both (a field both wrote is refused),
+and trim's CPU runs while recall waits on its database round trip.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ model the fold is always extractive.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -95,6 +96,14 @@ def summarize(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         update["unfolded"] = pending[len(folded) :]
         note_fold(state, update["summary"], folded, status["last"])
     return update
+
+
+async def asummarize(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """The async twin: a fold waits on the model in a thread (as LangGraph runs a step that
+    has only a sync form); a turn with nothing to fold does not leave the loop."""
+    if not fold_pending(state, runtime):
+        return {}
+    return await asyncio.to_thread(summarize, state, runtime)
 
 
 def _model_fold(

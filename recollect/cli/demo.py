@@ -292,11 +292,12 @@ def _play_turn(agent: Any, config: RunnableConfig, ctx: Context, text: str) -> N
         for node, change in update.items():
             if not change:
                 continue
-            if node == "prepare":  # recall and trim, one step
+            if node == "recall":
                 recalled = change.get("recalled", [])
+            if node == "trim":
                 removed = change.get("messages", [])
                 trimmed += [str(m.id) for m in removed if isinstance(m, RemoveMessage)]
-            if node in ("prepare", "call_model"):
+            if node in ("trim", "call_model"):
                 pinned += [f"{p['kind']}: {p['value']}" for p in change.get("pinned", {}).values()]
             if node == "summarize" and change.get("summary"):
                 folded = change["summary"]

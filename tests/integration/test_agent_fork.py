@@ -1,20 +1,33 @@
 """A fork's own state field and setting reach the prompt through `graphs.agent.build`, with the
-template's wiring unchanged: its `AgentState` and `Context` subclasses and a prompt section."""
+template's wiring unchanged: its `AgentState` and `Context` subclasses and a prompt section;
+and every step and tool reads the settings as the fork's `Context` subclass, whatever a run
+sends."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_core.messages import HumanMessage
+import pytest
+from langchain_core.messages import HumanMessage, ToolMessage
+from langchain_core.tools import tool
 from langgraph.checkpoint.postgres import PostgresSaver
+from langgraph.prebuilt import ToolRuntime
 from psycopg_pool import ConnectionPool
 
+import nodes.call_model
+import nodes.extract
+import nodes.recall
+import nodes.summarize
+import nodes.trim
 from graphs.agent import build, thread_config
 from nodes.prompt import PromptSection
 from state.agent import AgentContext, AgentInput, AgentState
 from state.context import Context
-from tests.support.scripted_openai import ScriptedOpenAI
+from tests.support.memory import memory_over
+from tests.support.scripted_openai import Reply, ScriptedOpenAI, ToolCall
 
 
 class TripState(AgentState, total=False):
@@ -73,3 +86,70 @@ def test_without_sections_the_prompt_has_no_section_of_a_fork(
         {"messages": [HumanMessage("hi")], "destination": "Lisbon"}, thread_config("trip-2")
     )
     assert "## Trip" not in scripted_llm.chat_requests[-1]["messages"][0]["content"]
+
+
+@tool
+def trip_origin(runtime: ToolRuntime[Context]) -> str:
+    """Where the user's trips start."""
+    ctx = runtime.context
+    return f"{type(ctx).__name__} from {getattr(ctx, 'home_airport', 'nowhere')}"
+
+
+SETTINGS_READERS = (nodes.recall, nodes.trim, nodes.call_model, nodes.summarize, nodes.extract)
+"""The steps that read the run's settings, each through its own `context_of`."""
+BURST = [
+    "I fly often and keep notes on every trip " + "and every airport lounge " * 20,
+    "Where do my trips start?",
+]
+"""A first message the 150-token history drops (and folds), then the question."""
+
+
+@contextmanager
+def settings_seen() -> Iterator[list[tuple[str, Context]]]:
+    """The settings each step read, in order, around the real `context_of`."""
+    seen: list[tuple[str, Context]] = []
+    with pytest.MonkeyPatch.context() as patch:
+        for module in SETTINGS_READERS:
+
+            def recorded(runtime: Any, name: str = module.__name__, real: Any = module.context_of):
+                ctx: Context = real(runtime)
+                seen.append((name, ctx))
+                return ctx
+
+            patch.setattr(module, "context_of", recorded)
+        yield seen
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [
+        None,
+        {"max_history_tokens": 150},
+        Context(max_history_tokens=150),
+        TripContext(home_airport="OPO", max_history_tokens=150),
+    ],
+    ids=["nothing", "a dict", "the template's Context", "the fork's"],
+)
+def test_every_step_and_tool_reads_the_forks_settings(
+    sent: Context | dict[str, Any] | None,
+    pool: ConnectionPool[Any],
+    scripted_llm: ScriptedOpenAI,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("RECOLLECT_MAX_HISTORY_TOKENS", "150")  # for a run that sends nothing
+    agent = build(
+        memory_over(pool, scripted_llm), tools=[trip_origin], context_schema=TripContext
+    ).compile()
+    scripted_llm.enqueue(Reply(tool_calls=(ToolCall("trip_origin"),)))
+    with settings_seen() as seen:
+        out = agent.invoke(
+            {"messages": [HumanMessage(text) for text in BURST]},
+            thread_config(f"trip-settings-{type(sent).__name__}"),
+            context=sent,
+        )
+    assert {name for name, _ in seen} == {module.__name__ for module in SETTINGS_READERS}
+    assert {(n, type(ctx)) for n, ctx in seen} == {(n, TripContext) for n, _ in seen}
+    airport = sent.home_airport if isinstance(sent, TripContext) else "LHR"
+    assert {(ctx.home_airport, ctx.max_history_tokens) for _, ctx in seen} == {(airport, 150)}
+    [answer] = [m for m in out["messages"] if isinstance(m, ToolMessage)]
+    assert answer.text == f"TripContext from {airport}"

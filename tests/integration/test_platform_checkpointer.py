@@ -93,10 +93,10 @@ def test_a_turn_prunes_in_its_input_checkpoints_transaction(
             await pool.close()
 
     transactions, inputs, last = asyncio.run(scenario())
-    # a turn: the thread's state read, four checkpoints (the input one with its prune) and three
-    # write batches (the input's, the prepare step's, the reply's); then `aget_state`'s read.
-    # (The first turn also claims the thread, once or twice as its first writes race.)
-    assert transactions[1:] == [8, 8, 8, 8, 1], transactions
+    # a turn: the thread's state read, five checkpoints (the input one with its prune) and five
+    # write batches (the input's, recall's, trim's, the reply's, extract's); then `aget_state`'s
+    # read. (The first turn also claims the thread, once or twice as its first writes race.)
+    assert transactions[1:] == [11, 11, 11, 11, 1], transactions
     assert inputs == 2, "two whole turns are kept"
     assert last == "scripted reply to: turn 4"
 

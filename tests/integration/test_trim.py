@@ -26,7 +26,7 @@ def test_the_trim_step_itself_shrinks_the_checkpointed_message_list(
     after_trim = [
         (snapshot, parent)
         for snapshot, parent in itertools.pairwise(history)
-        if (snapshot.metadata or {}).get("source") == "loop" and "prepare" in parent.next
+        if (snapshot.metadata or {}).get("source") == "loop" and "trim" in parent.next
     ]
     assert len(after_trim) >= 3
     shrunk = [

@@ -1,6 +1,7 @@
-"""What one agent turn costs in steps and checkpoints, and that its extraction enqueue happens
-exactly once, in the model's step on a plain turn and in the `extract` step after a fold,
-for the sync (CLI) and async (served) forms alike."""
+"""The steps one agent turn passes through (the design card's: recall ∥ trim, call_model,
+summarize when a fold is due, extract) and the checkpoints they cost, and that its extraction
+enqueue happens exactly once, in the `extract` step, for the sync (CLI) and async (served)
+forms alike."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ FOLDING = Context(
     extract_after_idle_s=3600,
     extract_every_turns=99,
 )
-"""A history budget so small that later turns fold, and so end in the `extract` step."""
+"""A history budget so small that later turns fold, and so pass through `summarize`."""
 TURNS = [f"turn {i}: I keep {i} plants on the balcony " + "and water them " * 6 for i in range(6)]
 
 
@@ -87,15 +88,17 @@ def _steps(chunks: list[dict[str, Any]]) -> list[str]:
     return [name for chunk in chunks for name in chunk]
 
 
-def test_a_plain_turn_is_two_steps_and_four_checkpoints(
+def test_a_plain_turn_is_the_cards_steps_and_five_checkpoints(
     pool: ConnectionPool[Any], checkpointer: PostgresSaver, scripted_llm: ScriptedOpenAI
 ) -> None:
     agent = make_graph(checkpointer=checkpointer)
     config = thread_config("t-plain")
     with counted_enqueues() as calls:
         chunks = list(agent.stream(user_turn("hello there"), config, context=PLAIN))
-    assert sorted(_steps(chunks)) == ["call_model", "prepare"]
-    assert len(list(checkpointer.list(config))) == 4  # input, start, prepare, reply
+    steps = _steps(chunks)
+    assert sorted(steps[:2]) == ["recall", "trim"]  # one superstep, side by side
+    assert steps[2:] == ["call_model", "extract"]
+    assert len(list(checkpointer.list(config))) == 5  # input, start, recall ∥ trim, reply, extract
     assert calls == ["sync"]
     queued = _queued(pool, "t-plain")
     assert [m["role"] for m in queued["messages"]] == ["user", "assistant"]
@@ -104,7 +107,7 @@ def test_a_plain_turn_is_two_steps_and_four_checkpoints(
     assert queued["messages"][1]["message_id"] == reply.id, "queued as checkpointed"
 
 
-def test_the_enqueue_is_traced_as_extract_inside_the_model_step(
+def test_a_turns_trace_names_each_step_of_the_card_once(
     pool: ConnectionPool[Any], checkpointer: PostgresSaver, scripted_llm: ScriptedOpenAI
 ) -> None:
     agent = make_graph(checkpointer=checkpointer)
@@ -113,8 +116,12 @@ def test_the_enqueue_is_traced_as_extract_inside_the_model_step(
         user_turn("hi"), {**thread_config("t-traced"), "callbacks": [tracer]}, context=PLAIN
     )
     by_id: dict[str, Run] = {str(r.id): r for r in tracer.finished}
+    [root] = [r for r in tracer.finished if r.parent_run_id is None]
+    steps = [r.name for r in tracer.finished if str(r.parent_run_id) == str(root.id)]
+    assert sorted(set(steps) - {"__start__"}) == ["call_model", "extract", "recall", "trim"]
+    assert len(steps) == len(set(steps))
     [extract] = [r for r in tracer.finished if r.name == "extract"]
-    assert by_id[str(extract.parent_run_id)].name == "call_model"
+    assert by_id[str(extract.parent_run_id)] is root
 
 
 def _sync_turns(agent: Any, thread: str, ctx: Context) -> list[list[str]]:
@@ -152,8 +159,9 @@ def test_each_turn_is_queued_exactly_once_folding_or_not(
         steps = run("t-folding", FOLDING)
     folded = [s for s in steps if "summarize" in s]
     assert folded, "the small history budget made some turns fold"
+    assert len(folded) < len(steps), "and some did not"
     assert all(s[-2:] == ["summarize", "extract"] for s in folded)
-    assert all("extract" not in s for s in steps if "summarize" not in s)
+    assert all(s[-2:] == ["call_model", "extract"] for s in steps if "summarize" not in s)
     assert calls == [form] * len(TURNS)
     queued = _queued(pool, "t-folding")
     assert [m["role"] for m in queued["messages"]] == ["user", "assistant"] * len(TURNS)
