@@ -4,7 +4,7 @@
 A number is an amount only next to a currency: a symbol or ISO 4217 code before or after it,
 or a currency's own word (円, 元, 원, lei, euros). Thousands may be grouped by comma, dot,
 apostrophe, space, no-break or thin space, or in Indian lakhs; the decimals by dot or comma.
-ISO codes come from Babel's CLDR data, so every current and historic code is known.
+ISO codes come from Babel's CLDR data: the currencies some territory uses today.
 """
 
 # ruff: noqa: RUF001  (currency signs and narrow spaces are what these rules are about)
@@ -14,7 +14,8 @@ import re
 from collections.abc import Iterator
 from functools import cache
 
-from babel.numbers import list_currencies
+from babel import Locale
+from babel.numbers import get_territory_currencies
 
 from recollect.history.pins.found import Found
 
@@ -55,7 +56,9 @@ _NUMBER_BEFORE_SIGN = re.compile(rf"{_NUMBER}{_SPACE}?$")
 def _currencies() -> tuple[re.Pattern[str], frozenset[str]]:
     """Signs and currency words, or three capitals (checked against the ISO 4217 codes)."""
     words = _alternatives(_SIGNS + _WORDS_AFTER)
-    codes = frozenset(c for c in list_currencies() if c.isalpha() and c not in _NOT_CODES)
+    territories = [str(t) for t in Locale("en").territories]
+    current = {c for t in territories for c in get_territory_currencies(t)}
+    codes = frozenset(current - _NOT_CODES)
     return re.compile(rf"(?:{words})|(?<![A-Za-z])[A-Z]{{3}}(?![A-Za-z])"), codes
 
 

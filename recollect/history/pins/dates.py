@@ -18,8 +18,10 @@ from recollect.history.pins.found import Found
 
 LANGUAGES = ("en", "de", "fr", "es", "pt", "it", "nl", "sv", "da", "nb", "pl", "cs", "ru", "tr")
 """Languages whose month names are read."""
-_ALSO_WORDS = frozenset({"led", "sie", "lis", "Led", "Sie", "Lis"})
-"""Abbreviations that are common words elsewhere ("2 led strips", "3 Sie")."""
+_ALSO_WORDS = frozenset(
+    {"may", "out", "set", "pro", "mag", "gen", "ago", "des", "dub", "led", "sie"}
+)
+"""Abbreviations that are common words elsewhere ("3 out of 5", "iPhone 15 Pro", "10 may")."""
 
 _NUMERIC = (
     r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{4}/\d{1,2}/\d{1,2}"
