@@ -18,7 +18,7 @@ KIND_WORDS: dict[str, str] = {
     "order": r"order|bestellnummer|bestellnr\.?|bestellung|bestelnummer|bestelling|auftragsnummer"
     r"|auftrag|commande|pedido|encomenda|ordine|ordinazione|zamówieni[ae]|заказ[а-я]*"
     r"|sipariş\w*|注文番号|注文|订单号|订单|訂單號|訂單|주문\s?번호|주문|ऑर्डर|आदेश",
-    "booking": r"booking|reservation|confirmation|buchungsnummer|buchung|reservierungsnummer"
+    "booking": r"booking|reservation|confirmation|pnr|buchungsnummer|buchung|reservierungsnummer"
     r"|reservierung|réservation|reserva|prenotazione|boeking|rezerwacj[ai]|бронировани[ея]"
     r"|брони|rezervasyon\w*|予約番号|予約|预订号|预订|預訂|예약\s?번호|예약|बुकिंग",
     "ticket": r"ticketnummer|ticket|incident|vorgangsnummer|vorgang|chamado|工单|工單|티켓",
