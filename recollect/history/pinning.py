@@ -221,9 +221,11 @@ def pins_from_text(text: str, source_id: str | None, *, from_tool: bool) -> dict
 
 
 def _found(text: str, *, from_tool: bool) -> list[Found]:
-    """Every value of every family, in text order; where two overlap, the earlier family's."""
+    """Every value of every family, family by family in `FINDERS` order, each in text order;
+    where two overlap, the earlier family's."""
     taken: list[Found] = []  # kept sorted by start; no two overlap
-    for finder in FINDERS:
+    rank: dict[Found, int] = {}
+    for family, finder in enumerate(FINDERS):
         if from_tool and not finder.in_tool_results:
             continue
         for item in finder.find(text):
@@ -231,7 +233,8 @@ def _found(text: str, *, from_tool: bool) -> list[Found]:
             neighbours = taken[max(0, at - 1) : at + 1]
             if item.value and not any(_overlap(item, other) for other in neighbours):
                 taken.insert(at, item)
-    return taken
+                rank[item] = family
+    return sorted(taken, key=lambda item: (rank[item], item.start))
 
 
 def _overlap(a: Found | Retraction, b: Found | Retraction) -> bool:
