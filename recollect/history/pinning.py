@@ -2,12 +2,15 @@
 
 An order number, an email or a "never do X" must survive any amount of trimming and folding
 word for word. Regular expressions are the right tool: they are cheap enough to run on every
-turn, they never invent a value, and what they pin can be explained.
+turn, they never invent a value, and what they pin can be explained. Each family of values is a
+finder class in `recollect.history.pins` (amounts, dates, identifiers, payment, contacts);
+this module runs them, settles overlaps, and keeps the pins bounded and correctable.
 
 Pins are bounded: a restated value moves to the newest place, the oldest values beyond
 `MAX_PINNED_VALUES` (and instructions beyond `MAX_PINNED_INSTRUCTIONS`) are unpinned and handed
-to the summary fold, and a user can retract a value ("not 884213", "forget order 884213");
-`update_state(config, {"pinned": {key: None}})` removes one from outside the conversation.
+to the summary fold, and a user can take a value back in any of several languages ("it was
+€1,294.50, not €1,249.50", "nicht 5512, sondern 5521", "forget order 884213", "correction:
+…"); `update_state(config, {"pinned": {key: None}})` removes one from outside the conversation.
 """
 
 from __future__ import annotations
@@ -261,11 +264,12 @@ def _read(
     """
     found = _found(text, from_tool=False)
     retracted = retractions(text, found)
-    kept = [item for item in found if not any(_overlap(item, r) for r in retracted)]
+    taken_back = [item for item in found if any(_overlap(item, r) for r in retracted)]
+    kept = [item for item in found if item not in taken_back] if taken_back else found
     gone = {compact(r.value) for r in retracted}
     dropped = [key for key, pin in known.items() if compact(pin["value"]) in gone]
     kinds = {compact(known[key]["value"]): known[key]["kind"] for key in dropped}
-    kinds.update({compact(item.value): item.kind for item in found if item not in kept})
+    kinds.update({compact(item.value): item.kind for item in taken_back})
     taken = [(item.start, item.end) for item in found]
     taken += [(item.start, item.end) for item in retracted]
     for value, (start, end), old in replacements(text, retracted, taken):

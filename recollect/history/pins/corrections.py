@@ -58,7 +58,7 @@ _BARE = re.compile(
     r"(?![A-Za-z0-9-])"
 )
 CORRECTION = re.compile(
-    r"(?:correction|correcting|scratch\s+that|typo|i\s+meant|"
+    r"(?:correction|correcting|scratch\s+that|typo|i\s+meant(?!\s+to\b)|"
     r"sorry,?\s+it(?:'s|\s+is|\s+was)|actually,?\s+it(?:'s|\s+is|\s+was)|korrektur|berichtigung|"
     r"ich\s+meinte|je\s+voulais\s+dire|corrección|quise\s+decir|correção|quis\s+dizer|"
     r"correzione|intendevo|ik\s+bedoelde|poprawka|поправка|я\s+имел\s+в\s+виду"
