@@ -33,7 +33,7 @@ from recollect.history.pins.corrections import (
     retractions,
 )
 from recollect.history.pins.dates import Dates
-from recollect.history.pins.found import Finder, Found, compact
+from recollect.history.pins.found import Finder, Found, compact, shape
 from recollect.history.pins.payment import Cards, Ibans
 from recollect.history.pins.references import CodeReferences, HashReferences, KeywordReferences
 from recollect.history.records import PinnedValue
@@ -268,12 +268,14 @@ def _read(
     kept = [item for item in found if item not in taken_back] if taken_back else found
     gone = {compact(r.value) for r in retracted}
     dropped = [key for key, pin in known.items() if compact(pin["value"]) in gone]
-    kinds = {compact(known[key]["value"]): known[key]["kind"] for key in dropped}
-    kinds.update({compact(item.value): item.kind for item in taken_back})
+    kinds = {compact(item.value): item.kind for item in taken_back}
+    kinds.update({compact(known[key]["value"]): known[key]["kind"] for key in dropped})
     taken = [(item.start, item.end) for item in found]
     taken += [(item.start, item.end) for item in retracted]
     for value, (start, end), old in replacements(text, retracted, taken):
         kept.append(Found(kinds.get(compact(old), "reference"), value, start, end))
+    if retracted:
+        kept = [_as_the_retracted_kind(item, retracted, kinds) for item in kept]
     pins = _keyed(kept, source_id)
     if not retracted and corrects_without_naming(text):
         dropped += _replaced(known, pins)
@@ -286,6 +288,20 @@ def _read(
         }
     )
     return pins, dropped
+
+
+def _as_the_retracted_kind(
+    item: Found, retracted: Sequence[Retraction], kinds: Mapping[str, str]
+) -> Found:
+    """A bare `#4471` or code beside a retracted order number of its shape is an order number
+    ("sorry, I meant #4471 not #4417")."""
+    if item.kind != "reference":
+        return item
+    for r in retracted:
+        kind = kinds.get(compact(r.value))
+        if kind and shape(r.value) == shape(item.value):
+            return Found(kind, item.value, item.start, item.end)
+    return item
 
 
 def _replaced(known: Mapping[str, PinnedValue], pins: Mapping[str, PinnedValue]) -> list[str]:

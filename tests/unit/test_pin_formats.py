@@ -80,9 +80,16 @@ def test_a_correction_unpins_the_old_value_and_pins_the_new(
     assert old not in values
 
 
-def test_the_new_value_of_a_correction_keeps_the_old_ones_kind() -> None:
-    pins = thread("Bestellung 5512", "Nein, nicht 5512, sondern 5521.")
-    assert [(p["kind"], p["value"]) for p in pins.values()] == [("order", "5521")]
+@pytest.mark.parametrize(
+    ("first", "correction"),
+    [
+        ("Bestellung 5512", "Nein, nicht 5512, sondern 5521."),
+        ("My order is #4417.", "sorry, I meant #4471 not #4417"),
+    ],
+)
+def test_the_new_value_of_a_correction_keeps_the_old_ones_kind(first: str, correction: str) -> None:
+    pins = thread(first, correction)
+    assert [p["kind"] for p in pins.values()] == ["order"]
 
 
 def test_a_correction_naming_no_old_value_leaves_other_kinds_pinned() -> None:
