@@ -265,7 +265,7 @@ def _read(
     found = _found(text, from_tool=False)
     retracted = retractions(text, found)
     taken_back = [item for item in found if any(_overlap(item, r) for r in retracted)]
-    kept = [item for item in found if item not in taken_back] if taken_back else found
+    kept = [item for item in found if item not in taken_back]
     gone = {compact(r.value) for r in retracted}
     dropped = [key for key, pin in known.items() if compact(pin["value"]) in gone]
     kinds = {compact(item.value): item.kind for item in taken_back}
@@ -305,9 +305,12 @@ def _as_the_retracted_kind(
 
 
 def _replaced(known: Mapping[str, PinnedValue], pins: Mapping[str, PinnedValue]) -> list[str]:
-    """For each new value, the newest known pin of its kind with another value."""
+    """For each value not pinned before, the newest known pin of its kind (a restated value
+    corrects nothing)."""
     dropped: list[str] = []
-    for pin in pins.values():
+    for key, pin in pins.items():
+        if key in known:
+            continue
         older = [
             k
             for k, p in known.items()

@@ -95,3 +95,8 @@ def test_the_new_value_of_a_correction_keeps_the_old_ones_kind(first: str, corre
 def test_a_correction_naming_no_old_value_leaves_other_kinds_pinned() -> None:
     pins = thread("order 8842-B, mail dana@exmple.com", "Correction: dana@example.com")
     assert {p["value"] for p in pins.values()} == {"8842-B", "dana@example.com"}
+
+
+def test_a_correction_that_restates_a_pinned_value_unpins_nothing() -> None:
+    pins = thread("mail a@example.com or b@example.com", "Correction: write to a@example.com")
+    assert {p["value"] for p in pins.values()} == {"a@example.com", "b@example.com"}
