@@ -58,8 +58,9 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     month = "(?:" + "|".join(re.escape(name) for name in month_names()) + r")\.?"
     year = r"(?:,?\s(?:de\s|del\s)?\d{4}(?!\d))"
     day = rf"(?:[12]\d|3[01]|0?[1-9]){_ORDINAL}"
+    day_of = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)\sof\s"  # the 3rd of March
     digit_first = re.compile(
-        rf"{_NUMERIC}|{_EAST_ASIAN}|{day}\s(?:de\s)?{month}(?![^\W\d_]){year}?"
+        rf"{_NUMERIC}|{_EAST_ASIAN}|(?:{day}\s(?:de\s)?|{day_of}){month}(?![^\W\d_]){year}?"
     )
     month_first = re.compile(rf"(?:{month})\s{day}(?![\d:])(?:{year})?")
     return digit_first, month_first
