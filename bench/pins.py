@@ -6,9 +6,10 @@ Reported per split: the share of cases lifted (every expected value pinned exact
 currency and its kind; every taken-back value gone), by family, and the false-pin rate on
 benign text (years, counts, times, versions, scores). The held-out part was written before the
 finders and never adjusted on. Also the scan's cost on a 40 kB JSON tool log, the largest
-text a turn hands it.
+text a turn hands it, and with `--data` the values pinned from every turn of LoCoMo's real
+conversations (where a value pin is more likely a false one than a missed one).
 
-    python -m bench.pins --json bench/out/pins.json
+    python -m bench.pins --json bench/out/pins.json [--data ../shared/data/locomo/locomo_dev.json]
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from recollect.history.pinning import pins_from_text
+from recollect.history.pinning import INSTRUCTION_KINDS, pins_from_text
 from tests.support.pin_corpus import BENIGN, CORRECTIONS, VALUES, score
 
 
@@ -52,21 +53,43 @@ def scan_cost(repeats: int) -> dict[str, float]:
     return out
 
 
-def run(repeats: int) -> dict[str, Any]:
-    return {
+def chat_pins(path: Path) -> dict[str, Any]:
+    """Value pins (not instructions) lifted from every turn of LoCoMo's conversations."""
+    turns = [
+        turn.get("text", "")
+        for sample in json.loads(path.read_text(encoding="utf-8"))
+        for key, session in sample["conversation"].items()
+        if key.startswith("session_") and isinstance(session, list)
+        for turn in session
+    ]
+    pinned = [
+        f"{pin['kind']}: {pin['value']}"
+        for i, text in enumerate(turns)
+        for pin in pins_from_text(text, str(i), from_tool=False).values()
+        if pin["kind"] not in INSTRUCTION_KINDS
+    ]
+    return {"turns": len(turns), "value_pins": len(pinned), "examples": pinned[:20]}
+
+
+def run(repeats: int, data: Path | None = None) -> dict[str, Any]:
+    result = {
         "corpus": {"values": len(VALUES), "corrections": len(CORRECTIONS), "benign": len(BENIGN)},
         "tune": score("tune"),
         "holdout": score("holdout"),
         "scan_cost": scan_cost(repeats),
     }
+    if data is not None:
+        result["locomo"] = chat_pins(data)
+    return result
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--data", type=Path, help="LoCoMo JSON: count the values its chat pins")
     args = parser.parse_args(argv)
-    result = run(args.repeats)
+    result = run(args.repeats, args.data)
     print(f"{'split':8} {'cases':>5} {'lifted':>7} {'values':>7} {'fixes':>6} {'false pins':>10}")
     for split in ("tune", "holdout"):
         row = result[split]
@@ -77,6 +100,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         for miss in row["misses"]:
             print(f"    miss: {miss}")
     print(f"scan of a {result['scan_cost']['log_chars']}-character tool log: {result['scan_cost']}")
+    if "locomo" in result:
+        chat = result["locomo"]
+        print(
+            f"LoCoMo: {chat['value_pins']} value pins in {chat['turns']} turns {chat['examples']}"
+        )
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result, ensure_ascii=False, indent=2))

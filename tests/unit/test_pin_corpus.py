@@ -4,6 +4,9 @@ held-out part apart."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from bench import pins as bench
@@ -30,7 +33,13 @@ def test_values_are_lifted_and_benign_numbers_are_not(
     assert figures["false_pin_rate"] <= false_pins, figures["misses"]
 
 
-def test_the_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
-    result = bench.main(["--repeats", "1"])
-    assert set(result) == {"corpus", "tune", "holdout", "scan_cost"}
+def test_the_benchmark_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    chat = [
+        {"conversation": {"session_1": [{"text": "We met in 2019."}, {"text": "Order 8842-B"}]}}
+    ]
+    data = tmp_path / "chat.json"
+    data.write_text(json.dumps(chat))
+    result = bench.main(["--repeats", "1", "--data", str(data)])
+    assert set(result) == {"corpus", "tune", "holdout", "scan_cost", "locomo"}
+    assert result["locomo"] == {"turns": 2, "value_pins": 1, "examples": ["order: 8842-B"]}
     assert "holdout" in capsys.readouterr().out
