@@ -61,6 +61,7 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     day_of = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)\sof\s"  # the 3rd of March
     digit_first = re.compile(
         rf"{_NUMERIC}|{_EAST_ASIAN}|(?:{day}\s(?:de\s)?|{day_of}){month}(?![^\W\d_]){year}?"
+        rf"|(?:[12]\d|3[01]|0?[1-9])-{month}-\d{{4}}(?!\d)"  # 14-Mar-2025
     )
     month_first = re.compile(rf"(?:{month})\s{day}(?![\d:])(?:{year})?")
     return digit_first, month_first
