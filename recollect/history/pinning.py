@@ -2,16 +2,20 @@
 
 An order number, an email or a "never do X" must survive any amount of trimming and folding
 word for word. Regular expressions are the right tool: they are cheap enough to run on every
-turn, they never invent a value, and what they pin can be explained.
+turn, they never invent a value, and what they pin can be explained. Each family of values is a
+finder class in `recollect.history.pins` (amounts, dates, identifiers, payment, contacts);
+this module runs them, settles overlaps, and keeps the pins bounded and correctable.
 
 Pins are bounded: a restated value moves to the newest place, the oldest values beyond
 `MAX_PINNED_VALUES` (and instructions beyond `MAX_PINNED_INSTRUCTIONS`) are unpinned and handed
-to the summary fold, and a user can retract a value ("not 884213", "forget order 884213");
-`update_state(config, {"pinned": {key: None}})` removes one from outside the conversation.
+to the summary fold, and a user can take a value back in any of several languages ("it was
+€1,294.50, not €1,249.50", "nicht 5512, sondern 5521", "forget order 884213", "correction:
+…"); `update_state(config, {"pinned": {key: None}})` removes one from outside the conversation.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +24,18 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, To
 
 from recollect.extraction.screening import screen
 from recollect.history.content import EXCERPT_KEY
+from recollect.history.pins.amounts import Amounts
+from recollect.history.pins.contacts import Emails, Phones
+from recollect.history.pins.corrections import (
+    Retraction,
+    corrects_without_naming,
+    replacements,
+    retractions,
+)
+from recollect.history.pins.dates import Dates
+from recollect.history.pins.found import Finder, Found, compact, shape
+from recollect.history.pins.payment import Cards, Ibans
+from recollect.history.pins.references import CodeReferences, HashReferences, KeywordReferences
 from recollect.history.records import PinnedValue
 
 MAX_PINS_PER_TOOL_RESULT = 8
@@ -33,42 +49,19 @@ INSTRUCTION_KINDS = ("constraint", "preference")
 EVICTED_LISTED = 20
 """Unpinned values named one by one in the note to the fold; the rest are counted."""
 
-_REFERENCE_WORDS = r"order|ticket|account|invoice|case|booking|reference|ref|tracking"
-_FOREIGN_ORDER_WORDS = (
-    r"bestell(?:ung|nummer)|auftrag(?:snummer)?|commande|pedido|encomenda|ordine|"
-    r"bestelling|zamówieni[ea]|заказ[а-я]*|sipariş|注文番号|注文|订单号?|訂單號?|주문번호|주문"  # noqa: RUF001
+FINDERS: tuple[Finder, ...] = (
+    Emails(),
+    Ibans(),
+    Cards(),
+    KeywordReferences(),
+    Amounts(),
+    Dates(),
+    CodeReferences(),
+    HashReferences(),
+    Phones(),
 )
-_KEYWORD_REFERENCE = re.compile(
-    rf"(?:\b(?P<kind>{_REFERENCE_WORDS})|(?P<foreign>{_FOREIGN_ORDER_WORDS}))"
-    r"\s*(?:number|no\.?|num|id|nr\.?|n[°º]|número|numero|номер|#)?\s*"
-    r"(?:(?:is|was|=|ist|est|es|è|é|:|\uff1a|は|是|为)\s*)?[:#]?\s*"
-    r"#?(?P<value>(?=[A-Za-z0-9/-]*\d)[A-Za-z0-9]+(?:[-/][A-Za-z0-9]+)*)",
-    re.IGNORECASE,
-)
-_RETRACT = re.compile(
-    r"\b(?:not|forget|unpin|drop|remove|ignore|scrap|cancel|instead of|rather than|no longer)"
-    rf"\s+(?:about\s+)?(?:the\s+|my\s+|that\s+)?(?:(?:{_REFERENCE_WORDS})\s*"
-    r"(?:number|no\.?|id|#)?\s*)?#?(?P<value>[^\s,;.!?]*\d[^\s,;!?]*?)(?=[\s,;!?]|\.(?!\d)|$)",
-    re.IGNORECASE,
-)
-_CODE_REFERENCE = re.compile(
-    r"(?<![\w-])(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]+(?:-[A-Z0-9]+)+(?![\w-])"
-)
-_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
-_PHONE = re.compile(r"(?<![\w+])\+?\(?\d[\d\s().-]{7,}\d(?!\w)")
-_MONEY = re.compile(
-    r"(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?[kKmM]\b)?)"
-    r"|(?:\b\d{1,3}(?:[.\s\u00a0\u202f]\d{3})*(?:,\d{1,2})?\s?[€£¥]|\b\d+(?:,\d{1,2})?\s?[€£¥])"
-    r"|(?:\b\d[\d,]*(?:\.\d+)?\s?(?:USD|EUR|GBP|CHF|JPY|dollars|euros|pounds)\b)"
-    r"|(?:\b\d[\d.]*(?:,\d{1,2})?\s?(?:EUR|CHF|Euro)\b)"
-)
-_MONTHS = r"Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
-_DATE = re.compile(
-    r"\b\d{4}-\d{2}-\d{2}\b"
-    r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
-    rf"|\b(?:{_MONTHS})[a-z]*\.?\s\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s\d{{4}})?\b"
-    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s(?:{_MONTHS})[a-z]*\.?(?:\s\d{{4}})?\b"
-)
+"""Every family of exact values, in the order that settles an overlap: an IBAN is not a
+phone, an order number named by its word is not a bare code."""
 _CLAUSE_SPLIT = re.compile(r"(?<=[.!?;])\s+|,\s*(?:and|but)\s+|\n+")
 _CONSTRAINT = re.compile(
     # An instruction to the assistant: an imperative at the start of the clause ("never
@@ -99,29 +92,34 @@ PinUpdate = dict[str, PinnedValue | None]
 
 def pins_from_messages(messages: Iterable[BaseMessage]) -> dict[str, PinnedValue]:
     """Every exact value in the human and tool messages, newest last, keyed for merging."""
-    return {k: v for k, v in _scan(messages).items() if v is not None}
+    return {k: v for k, v in _scan(messages, {}).items() if v is not None}
 
 
-def _scan(messages: Iterable[BaseMessage]) -> dict[str, PinnedValue | None]:
-    """Pins (newest last; a restated key moves) and retractions (value → None, by value)."""
+def _scan(
+    messages: Iterable[BaseMessage], current: Mapping[str, PinnedValue]
+) -> dict[str, PinnedValue | None]:
+    """Pins (newest last; a restated key moves) and None for each key the user took back,
+    from `current` or from an earlier message of the same scan."""
+    known = dict(current)
     found: dict[str, PinnedValue | None] = {}
     for message in messages:
         if message.additional_kwargs.get(EXCERPT_KEY):
             continue
         if isinstance(message, HumanMessage):
-            text = message.text
-            for value in retracted_values(text):
-                found.pop(f"retract:{value.lower()}", None)
-                found[f"retract:{value.lower()}"] = None
-            items = pins_from_text(text, message.id, from_tool=False)
+            pins, dropped = _read(message.text, message.id, known)
         elif isinstance(message, ToolMessage):
-            items = pins_from_text(message.text, message.id, from_tool=True)
+            pins, dropped = pins_from_text(message.text, message.id, from_tool=True), []
         else:
             continue
-        for key, pin in items.items():
+        for key in dropped:
+            found.pop(key, None)
+            found[key] = None
+            known.pop(key, None)
+        for key, pin in pins.items():
             found.pop(key, None)
             found[key] = pin
-            found.pop(f"retract:{pin['value'].lower()}", None)
+            known.pop(key, None)
+            known[key] = pin
     return found
 
 
@@ -132,10 +130,10 @@ def new_pins(
     whose value the user retracted: a small update for the `pinned` reducer."""
     existing = current or {}
     update: PinUpdate = {}
-    for key, pin in _scan(messages).items():
+    for key, pin in _scan(messages, existing).items():
         if pin is None:
-            value = key.removeprefix("retract:")
-            update.update({k: None for k, p in existing.items() if p["value"].lower() == value})
+            if key in existing:
+                update[key] = None
         elif existing.get(key) != pin:
             update[key] = pin
     return update
@@ -209,49 +207,118 @@ def eviction_note(evicted: Sequence[PinnedValue], source_id: str | None) -> Syst
 
 def retracted_values(text: str) -> list[str]:
     """Values the user takes back: "not 884213", "forget order 884213", "instead of X"."""
-    return [m.group("value").strip() for m in _RETRACT.finditer(text)]
+    return [r.value for r in retractions(text, _found(text, from_tool=False))]
 
 
 def pins_from_text(text: str, source_id: str | None, *, from_tool: bool) -> dict[str, PinnedValue]:
-    """Key → value; a key is the kind plus the normalised value, so restating one refreshes it.
+    """Key → value; a key is the kind plus the value, so restating one refreshes it.
 
-    Tool results yield identifiers, emails, phones and amounts (not dates or instructions,
-    which in a log are timestamps and quoted text), at most `MAX_PINS_PER_TOOL_RESULT`.
+    Tool results yield identifiers, contacts, payment values and amounts (not dates or
+    instructions, which in a log are timestamps and quoted text), at most
+    `MAX_PINS_PER_TOOL_RESULT`. A value the user takes back in the same text is not pinned.
     """
-    found: list[tuple[str, str]] = []
-    taken: list[tuple[int, int]] = []
-
-    def add(kind: str, value: str, span: tuple[int, int]) -> None:
-        if any(span[0] < end and start < span[1] for start, end in taken):
-            return
-        taken.append(span)
-        found.append((kind, value.strip()))
-
-    for match in _EMAIL.finditer(text):
-        add("email", match.group(0), match.span())
-    for match in _RETRACT.finditer(text) if not from_tool else ():
-        taken.append(match.span("value"))  # a retracted value is not pinned again
-    for match in _KEYWORD_REFERENCE.finditer(text):
-        kind = (match.group("kind") or "order").lower()
-        add(kind, match.group("value"), match.span("value"))
-    for match in _CODE_REFERENCE.finditer(text):
-        add("reference", match.group(0), match.span())
-    for match in _MONEY.finditer(text):
-        add("amount", match.group(0), match.span())
-    if not from_tool:
-        for match in _DATE.finditer(text):
-            add("date", match.group(0), match.span())
-    for match in _PHONE.finditer(text):
-        if sum(ch.isdigit() for ch in match.group(0)) >= 9:
-            add("phone", match.group(0), match.span())
     if from_tool:
-        found = found[:MAX_PINS_PER_TOOL_RESULT]
-    else:
-        found += _instructions(text)
+        return _keyed(_found(text, from_tool=True)[:MAX_PINS_PER_TOOL_RESULT], source_id)
+    pins, _ = _read(text, source_id, {})
+    return pins
+
+
+def _found(text: str, *, from_tool: bool) -> list[Found]:
+    """Every value of every family, family by family in `FINDERS` order, each in text order;
+    where two overlap, the earlier family's."""
+    taken: list[Found] = []  # kept sorted by start; no two overlap
+    rank: dict[Found, int] = {}
+    for family, finder in enumerate(FINDERS):
+        if from_tool and not finder.in_tool_results:
+            continue
+        for item in finder.find(text):
+            at = bisect.bisect_left(taken, item.start, key=lambda other: other.start)
+            neighbours = taken[max(0, at - 1) : at + 1]
+            if item.value and not any(_overlap(item, other) for other in neighbours):
+                taken.insert(at, item)
+                rank[item] = family
+    return sorted(taken, key=lambda item: (rank[item], item.start))
+
+
+def _overlap(a: Found | Retraction, b: Found | Retraction) -> bool:
+    return a.start < b.end and b.start < a.end
+
+
+def _keyed(found: Iterable[Found], source_id: str | None) -> dict[str, PinnedValue]:
     return {
-        f"{kind}:{value.lower()}": PinnedValue(kind=kind, value=value, source_message_id=source_id)
-        for kind, value in found
+        f"{item.kind}:{item.value.lower()}": PinnedValue(
+            kind=item.kind, value=item.value, source_message_id=source_id
+        )
+        for item in found
     }
+
+
+def _read(
+    text: str, source_id: str | None, known: Mapping[str, PinnedValue]
+) -> tuple[dict[str, PinnedValue], list[str]]:
+    """A user's message: its pins, and the keys of `known` it takes back.
+
+    A retracted value is unpinned wherever it was pinned ("not #4417" unpins order 4417); a
+    bare number of the retracted value's shape beside it is pinned as its kind ("nicht 5512,
+    sondern 5521"); "correction: …" without an old value replaces the newest pin of its kind.
+    """
+    found = _found(text, from_tool=False)
+    retracted = retractions(text, found)
+    taken_back = [item for item in found if any(_overlap(item, r) for r in retracted)]
+    kept = [item for item in found if item not in taken_back]
+    gone = {compact(r.value) for r in retracted}
+    dropped = [key for key, pin in known.items() if compact(pin["value"]) in gone]
+    kinds = {compact(item.value): item.kind for item in taken_back}
+    kinds.update({compact(known[key]["value"]): known[key]["kind"] for key in dropped})
+    taken = [(item.start, item.end) for item in found]
+    taken += [(item.start, item.end) for item in retracted]
+    for value, (start, end), old in replacements(text, retracted, taken):
+        kept.append(Found(kinds.get(compact(old), "reference"), value, start, end))
+    if retracted:
+        kept = [_as_the_retracted_kind(item, retracted, kinds) for item in kept]
+    pins = _keyed(kept, source_id)
+    if not retracted and corrects_without_naming(text):
+        dropped += _replaced(known, pins)
+    pins.update(
+        {
+            f"{kind}:{value.lower()}": PinnedValue(
+                kind=kind, value=value, source_message_id=source_id
+            )
+            for kind, value in _instructions(text)
+        }
+    )
+    return pins, dropped
+
+
+def _as_the_retracted_kind(
+    item: Found, retracted: Sequence[Retraction], kinds: Mapping[str, str]
+) -> Found:
+    """A bare `#4471` or code beside a retracted order number of its shape is an order number
+    ("sorry, I meant #4471 not #4417")."""
+    if item.kind != "reference":
+        return item
+    for r in retracted:
+        kind = kinds.get(compact(r.value))
+        if kind and shape(r.value) == shape(item.value):
+            return Found(kind, item.value, item.start, item.end)
+    return item
+
+
+def _replaced(known: Mapping[str, PinnedValue], pins: Mapping[str, PinnedValue]) -> list[str]:
+    """For each value not pinned before, the newest known pin of its kind (a restated value
+    corrects nothing)."""
+    dropped: list[str] = []
+    for key, pin in pins.items():
+        if key in known:
+            continue
+        older = [
+            k
+            for k, p in known.items()
+            if p["kind"] == pin["kind"] and k not in pins and k not in dropped
+        ]
+        if older and pin["kind"] not in INSTRUCTION_KINDS:
+            dropped.append(older[-1])
+    return dropped
 
 
 def _instructions(text: str) -> list[tuple[str, str]]:
