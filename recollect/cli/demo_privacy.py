@@ -25,7 +25,7 @@ EXPORT_SECTIONS = ("facts", "profile", "episodes", "threads", "workflows", "revi
 def show_privacy(ctx: Context) -> None:
     """Print each step; everything runs against the same database the demo used."""
     user = Scope.for_user(ctx.org_id, ctx.user_id)
-    with open_persistence(announce=False) as persistence:
+    with open_persistence(announce=False, worker=True) as persistence:
         pool = persistence.pool
         memory = LongTermMemory(pool)
         print(describe_user(pool, user))
@@ -65,7 +65,7 @@ def show_privacy(ctx: Context) -> None:
               "reinforced; preferences for ever):")  # fmt: skip
         print(render(report))
 
-        deleted = forget_user(pool, user)
+        deleted = forget_user(persistence.worker, user)
         total = sum(deleted.values())
         stores = ", ".join(f"{k} {v}" for k, v in deleted.items() if v)
         print(f"\n`recollect memory forget`: {total} rows deleted ({stores}); verified 0 remain")

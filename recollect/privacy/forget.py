@@ -77,7 +77,8 @@ class ErasureIncompleteError(RuntimeError):
 
 
 def forget_user(pool: ConnectionPool[Any], scope: Scope) -> dict[str, int]:
-    """Delete everything `scope`'s user has, return rows deleted per table, verify none remain."""
+    """Delete everything `scope`'s user has, return rows deleted per table, verify none remain.
+    `pool` is the worker role's (`worker_uri`): only it may pseudonymise an actor."""
     user = (scope.org_id, scope.user_id)
     deleted: dict[str, int] = {}
     with scoped(pool, Scope.for_user(*user)) as conn:

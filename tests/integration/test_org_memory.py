@@ -70,11 +70,12 @@ def test_a_user_scoped_transaction_reads_but_cannot_write_shared_rows(
 
 def test_the_reserved_owner_is_no_user_and_erasure_takes_only_what_she_wrote(
     pool: ConnectionPool[Any],
+    worker_pool: ConnectionPool[Any],
 ) -> None:
     with pytest.raises(ValueError, match="reserved"):
         Scope.for_user("acme", ORG_OWNER)
     memory = LongTermMemory(pool)
     memory.remember(ACME_ANA, _convention("The team deploys on Fridays"))
     memory.remember(ACME_BO, _convention("Reviews happen before noon"))
-    forget_user(pool, Scope.for_user("acme", "ana"))
+    forget_user(worker_pool, Scope.for_user("acme", "ana"))
     assert [f.text for f in memory.facts(ACME_BO)] == ["Reviews happen before noon"]
