@@ -62,7 +62,7 @@ from recollect.basestore.values import (
 )
 from recollect.extraction.validation import FactScreen, ValidationPolicy
 from recollect.longterm.fact_sql import LOCK_USER
-from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.facts import LongTermMemory, writable
 from recollect.longterm.profile import ProfileUpdate, updates_for
 from recollect.longterm.records import NewFact, ProfileEntry, RememberAction, StoredFact
 from recollect.store.scope import Scope
@@ -74,6 +74,9 @@ MAX_LIMIT = 1000
 FILTERED_RECALL = 200
 """Facts a query search ranks when a filter or a deeper prefix may drop some of them."""
 PROFILE = Kind.PROFILE.value
+WRITTEN_BY = "written_by"
+"""The field an organisation-shared item's value carries when read: the user who last wrote
+it (set by the server from the writer's identity, whatever the value said)."""
 
 
 class ForeignNamespaceError(NamespaceError):
@@ -155,8 +158,8 @@ class RecollectStore(BaseStore):
             target = self._target(op.namespace)
             where = f"item {op.key[:60]!r} in {target.namespace()!r}"
             check_ttl(op.ttl, where)
-            if target.shared:
-                target.scope(self._writer())  # refused now, not halfway through the batch
+            if target.shared:  # refused now, not halfway through the batch
+                writable(self._scope(target))
             if op.value is None:
                 if target.kind is Kind.PROFILE:
                     raise ValueRejectedError(
@@ -183,6 +186,13 @@ class RecollectStore(BaseStore):
     def _writer(self) -> str | None:
         caller = self._caller()
         return caller.user_id if caller is not None else None
+
+    def _scope(self, target: Target) -> Scope:
+        """The scope a target's statements run in, with the caller's permissions (an
+        organisation write needs `org_admin`)."""
+        caller = self._caller()
+        permissions = caller.permissions if caller is not None else frozenset()
+        return target.scope(self._writer(), permissions)
 
     def _owners(self, prefix: Sequence[str]) -> list[Target]:
         """The `(org, owner)` pairs a search or listing reaches, as facts targets."""
@@ -223,7 +233,7 @@ class RecollectStore(BaseStore):
             if op.value is None:
                 self._delete(plan, op.key)
             elif plan[0].kind is Kind.PROFILE:
-                self.memory.set_profile(plan[0].scope(self._writer()), [plan[1]])
+                self.memory.set_profile(self._scope(plan[0]), [plan[1]])
             else:
                 self._put(plan[0], op.key, plan[1], op.ttl)
             return None
@@ -268,7 +278,7 @@ class RecollectStore(BaseStore):
         return _bare_item(target.org_id, target.owner, StoredFact.model_validate(bare)).item
 
     def _put(self, target: Target, key: str, offer: Offered, ttl: float | None) -> None:
-        scope = target.scope(self._writer())
+        scope = self._scope(target)
         params = self._params(target, key)
         vector = self.memory.embed_one(offer.fact.text)  # outside the transaction
         with scoped(self.memory.pool, scope) as conn:
@@ -318,7 +328,7 @@ class RecollectStore(BaseStore):
             self.memory.update_profile_in(conn, scope, [], forget_fact_ids=[fact_id])
 
     def _delete(self, target: Target, key: str) -> None:
-        scope = target.scope(self._writer())
+        scope = self._scope(target)
         params = self._params(target, key)
         with scoped(self.memory.pool, scope) as conn:
             row = conn.execute(sql.DELETE_ITEM, params).fetchone()
@@ -434,7 +444,7 @@ class RecollectStore(BaseStore):
         return ranked
 
     def _recall_scope(self, owner: Target) -> Scope:
-        return owner.scope(self._writer()) if owner.shared else self._read_scope(owner)
+        return self._scope(owner) if owner.shared else self._read_scope(owner)
 
     def _refresh(self, items: Sequence[SearchItem]) -> None:
         for item in items:
@@ -486,8 +496,11 @@ def _conditions(raw: dict[str, Any] | None) -> dict[str, Any]:
 
 def _as_item(org_id: str, owner: str, row: dict[str, Any]) -> _Found:
     namespace = (org_id, owner, Kind.FACTS.value, *row["labels"])
+    value = row["value"]
+    if owner == SHARED and row.get("written_by"):  # who wrote (or last changed) a shared item
+        value = {**value, WRITTEN_BY: row["written_by"]}
     return _Found(
-        SearchItem(namespace, row["key"], row["value"], row["created_at"], row["updated_at"]),
+        SearchItem(namespace, row["key"], value, row["created_at"], row["updated_at"]),
         str(row["fact_id"]),
         row["expires_at"] is not None,
     )

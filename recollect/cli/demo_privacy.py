@@ -15,7 +15,7 @@ from recollect.privacy.export import describe_user, export_user
 from recollect.privacy.forget import forget_user
 from recollect.privacy.lifecycle import RetentionPolicy, end_session, run_maintenance
 from recollect.store import clock
-from recollect.store.scope import Scope
+from recollect.store.scope import ORG_ADMIN, Scope
 from recollect.store.server import CONNECTION_KWARGS
 from state.context import Context
 
@@ -43,7 +43,7 @@ def show_privacy(ctx: Context) -> None:
               f"{len(memory.facts(user))}")  # fmt: skip
         print(f"session ends: {end_session(pool, incognito)} deleted, nothing outlives it")
 
-        teammate = Scope.for_org(ctx.org_id, f"{ctx.user_id}-teammate")
+        teammate = Scope.for_org(ctx.org_id, f"{ctx.user_id}-teammate", frozenset({ORG_ADMIN}))
         memory.remember(
             teammate,
             NewFact(text="The team deploys on Fridays", category=FactCategory.PREFERENCE),

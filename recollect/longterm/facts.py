@@ -55,7 +55,7 @@ from recollect.longterm.supersession import ContradictionJudge, Neighbour, decid
 from recollect.longterm.vectors import Vector, VectorTypes, checked, embed_texts, literal
 from recollect.store.offload import offloaded, offloaded_unless_light
 from recollect.store.schema.long_term import MAX_ID_LENGTH
-from recollect.store.scope import Scope, ScopeKind
+from recollect.store.scope import ORG_ADMIN, Scope, ScopeKind
 from recollect.store.tenancy import scoped
 
 REINFORCEMENT_GAIN = 0.5
@@ -69,6 +69,21 @@ log = logging.getLogger(__name__)
 
 class UnsupportedScopeError(ValueError):
     """Profiles and episodes are personal: they have no organisation-shared form."""
+
+
+class SharedWriteRefusedError(PermissionError):
+    """Writing the organisation's shared memory needs the `org_admin` permission."""
+
+
+def writable(scope: Scope) -> Scope:
+    """`scope`, refused when it writes the organisation's memory without `org_admin` (row-level
+    security refuses it too; this says so in one line before anything is embedded)."""
+    if scope.kind is ScopeKind.ORG and not scope.is_org_admin:
+        raise SharedWriteRefusedError(
+            f"writing {scope.org_id!r}'s shared memory needs the {ORG_ADMIN!r} permission; "
+            f"{scope.user_id!r} reads it only"
+        )
+    return scope
 
 
 def personal(scope: Scope) -> Scope:
@@ -162,7 +177,7 @@ class LongTermMemory:
 
     def remember(self, scope: Scope, fact: NewFact) -> RememberResult:
         """Store one fact, unless it repeats (reinforce) or replaces (supersede) a known one."""
-        scope_params(scope)
+        scope_params(writable(scope))
         vector = embed_texts(self.embedder, [clean_text(fact.text)])[0]  # outside the lock
         with scoped(self.pool, scope) as conn:
             result = self.remember_in(conn, scope, fact, vector=vector)
@@ -179,7 +194,7 @@ class LongTermMemory:
     ) -> RememberResult:
         """`remember` inside the caller's scoped transaction, so the fact commits (or rolls
         back) with whatever else that transaction writes. `vector`: already embedded text."""
-        params = scope_params(scope)
+        params = scope_params(writable(scope))
         text = clean_text(fact.text)
         learned_at = aware(fact.learned_at, "learned_at")
         if vector is None:
@@ -320,7 +335,7 @@ class LongTermMemory:
         Pass `embeddings` when they are already computed (one per fact, None allowed);
         otherwise the store's embedder (if any) embeds the texts in batches.
         """
-        params = scope_params(scope)
+        params = scope_params(writable(scope))
         if embeddings is not None and len(embeddings) != len(facts):
             raise ValueError(f"got {len(embeddings)} embeddings for {len(facts)} facts")
         texts = [clean_text(f.text) for f in facts]
@@ -365,7 +380,7 @@ class LongTermMemory:
 
     def forget(self, scope: Scope, fact_id: str) -> bool:
         """Soft-delete one live fact of this scope; False if there was none."""
-        with scoped(self.pool, scope) as conn:
+        with scoped(self.pool, writable(scope)) as conn:
             cur = conn.execute(sql.FORGET[scope.kind], {**scope_params(scope), "id": fact_id})
             return cur.rowcount == 1
 

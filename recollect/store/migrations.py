@@ -45,6 +45,7 @@ from recollect.store.schema.memory_jobs import (
     CLAIM_JOB_FOR_MODELS_SQL,
     PROTECT_MEMORY_JOBS_SQL,
 )
+from recollect.store.schema.org_admin import ORG_ADMIN_WRITES_SQL
 from recollect.store.schema.org_facts import ORG_SHARED_FACTS_SQL
 from recollect.store.schema.portable import PORTABLE_IDS_AND_FORCED_SECURITY
 from recollect.store.schema.profiles import PROFILE_DOCUMENTS
@@ -146,6 +147,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         PORTABLE_IDS_AND_FORCED_SECURITY,
     ),
     Migration(22, "pseudonymising an actor is the worker role's", forget_actor_for_maintenance),
+    Migration(
+        23,
+        "shared memory written by org admins; store items name their writer",
+        ORG_ADMIN_WRITES_SQL,
+    ),
 )
 
 

@@ -21,7 +21,7 @@ from recollect.longterm.records import FactCategory, NewFact
 from recollect.privacy.export import export_user
 from recollect.privacy.forget import PSEUDONYMISE_ACTOR, forget_user
 from recollect.store.pool import use_pool
-from recollect.store.scope import ORG_OWNER, Scope
+from recollect.store.scope import ORG_ADMIN, ORG_OWNER, Scope
 from recollect.store.server import CONNECTION_KWARGS
 from recollect.store.tenancy import scoped
 from tests.support.db import all_rows, superuser_conninfo
@@ -73,12 +73,12 @@ def _alice_everywhere(pool: ConnectionPool[Any], checkpointer: PostgresSaver) ->
                 category=FactCategory.BIOGRAPHICAL, confidence=0.9),
     )  # fmt: skip
     memory.remember(
-        Scope.for_org("acme", "alice-zq"),
+        Scope.for_org("acme", "alice-zq", frozenset({ORG_ADMIN})),
         NewFact(text=f"Deploys need a second pair of eyes {PLANTED}",
                 category=FactCategory.PREFERENCE, confidence=0.9),
     )  # fmt: skip
     memory.remember(
-        Scope.for_org("acme", "bob"),
+        Scope.for_org("acme", "bob", frozenset({ORG_ADMIN})),
         NewFact(text="The office closes at six", category=FactCategory.PREFERENCE, confidence=0.9),
     )
     approvals = Approvals(pool, checkpointer)
