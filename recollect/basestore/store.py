@@ -62,7 +62,7 @@ from recollect.basestore.values import (
 )
 from recollect.extraction.validation import FactScreen, ValidationPolicy
 from recollect.longterm.fact_sql import LOCK_USER
-from recollect.longterm.facts import LongTermMemory, writable
+from recollect.longterm.facts import WRITTEN_BY, LongTermMemory, writable
 from recollect.longterm.profile import ProfileUpdate, updates_for
 from recollect.longterm.records import NewFact, ProfileEntry, RememberAction, StoredFact
 from recollect.store.scope import Scope
@@ -74,9 +74,6 @@ MAX_LIMIT = 1000
 FILTERED_RECALL = 200
 """Facts a query search ranks when a filter or a deeper prefix may drop some of them."""
 PROFILE = Kind.PROFILE.value
-WRITTEN_BY = "written_by"
-"""The field an organisation-shared item's value carries when read: the user who last wrote
-it (set by the server from the writer's identity, whatever the value said)."""
 
 
 class ForeignNamespaceError(NamespaceError):

@@ -95,6 +95,18 @@ def personal(scope: Scope) -> Scope:
     return scope
 
 
+WRITTEN_BY = "written_by"
+"""The metadata key naming who wrote an organisation-shared fact (set here from the writing
+scope, whatever the caller's metadata said; `facts.author_id` holds it too)."""
+
+
+def signed(fact: NewFact, scope: Scope) -> dict[str, Any]:
+    """A fact's metadata, naming its writer when it goes into the organisation's memory."""
+    if scope.kind is not ScopeKind.ORG:
+        return fact.metadata
+    return {**fact.metadata, WRITTEN_BY: scope.user_id}
+
+
 def scope_params(scope: Scope) -> dict[str, Any]:
     """The values every scoped statement binds."""
     too_long = [
@@ -200,7 +212,7 @@ class LongTermMemory:
         if vector is None:
             vector = embed_texts(self.embedder, [text])[0]
         subject = normalise_subject(fact.subject) or infer_subject(text, fact.category)
-        fact = fact.model_copy(update={"subject": subject})
+        fact = fact.model_copy(update={"subject": subject, "metadata": signed(fact, scope)})
         replaces = [i for i in fact.replaces if _is_uuid(i)]
         conn.execute(sql.LOCK_USER, params)
         rows = self._neighbours(conn, scope, params, text, fact, vector, replaces)
@@ -338,6 +350,7 @@ class LongTermMemory:
         params = scope_params(writable(scope))
         if embeddings is not None and len(embeddings) != len(facts):
             raise ValueError(f"got {len(embeddings)} embeddings for {len(facts)} facts")
+        facts = [f.model_copy(update={"metadata": signed(f, scope)}) for f in facts]
         texts = [clean_text(f.text) for f in facts]
         if embeddings is None:
             vectors: list[Vector | None] = []

@@ -256,3 +256,12 @@ def test_only_an_org_admin_writes_shared_items_and_each_shows_its_last_writer(
     assert found.value == {"text": "Deploys happen on Thursdays", "written_by": "pia"}
     pia.delete(shared, "deploys")
     assert bob.get(shared, "deploys") is None
+    kept = memory.remember(  # through the engine, no item: keyed by its id, signed all the same
+        Scope.for_org("acme", "olga", admin),
+        NewFact(text="Standups are at nine", category=FactCategory.PREFERENCE, confidence=0.9),
+    ).fact
+    bare = bob.get(("acme", "@org", "facts"), kept.id)
+    assert bare is not None
+    assert (bare.value["text"], bare.value["written_by"]) == ("Standups are at nine", "olga")
+    [recalled] = bob.search(("acme", "@org"), query="when are standups")
+    assert recalled.value["written_by"] == "olga"

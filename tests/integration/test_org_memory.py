@@ -85,8 +85,8 @@ def test_a_member_without_org_admin_reads_shared_memory_and_changes_none_of_it(
     assert (changed, deleted) == (0, 0)
     with pytest.raises(psycopg.errors.InsufficientPrivilege), scoped(pool, member) as conn:
         conn.execute(INSERT_SHARED, (ORG_OWNER,))
-    assert [(f.text, f.user_id) for f in memory.facts(member)] == [
-        ("The team deploys on Fridays", ORG_OWNER)
+    assert [(f.text, f.user_id, f.metadata) for f in memory.facts(member)] == [
+        ("The team deploys on Fridays", ORG_OWNER, {"written_by": "ana"})
     ]
     with scoped(pool, member) as conn:
         row = conn.execute("SELECT author_id FROM facts WHERE id = %s", (kept.id,)).fetchone()
