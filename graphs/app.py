@@ -1,7 +1,9 @@
 """The HTTP app `langgraph.json` → `http.app` names: no routes of its own, only middleware
 that runs in front of every route LangGraph serves, including the ones its `Auth` never sees:
-the server's operator routes closed (`recollect/auth/operator_routes.py`) and a malformed store
-search refused with a 422 (`recollect/basestore/search_shape.py`)."""
+a request with two differing credentials refused (`recollect/auth/one_credential.py`), the
+server's operator routes closed (`recollect/auth/operator_routes.py`), a thread create that
+names its own id refused (`recollect/auth/thread_ids.py`) and a malformed store search refused
+with a 422 (`recollect/basestore/search_shape.py`)."""
 
 from __future__ import annotations
 
@@ -12,8 +14,10 @@ from starlette.middleware import Middleware
 from graphs.auth import authenticate
 from recollect.auth.api_keys import AuthenticationError
 from recollect.auth.identity import Identity
+from recollect.auth.one_credential import OneCredential
 from recollect.auth.operator_routes import OperatorRoutes
 from recollect.auth.served import identity_of
+from recollect.auth.thread_ids import ServerChosenThreadIds
 from recollect.basestore.search_shape import StoreSearchShape
 
 
@@ -27,5 +31,10 @@ async def identify(authorization: str | None) -> Identity | None:
 
 
 app = Starlette(
-    middleware=[Middleware(OperatorRoutes, identify=identify), Middleware(StoreSearchShape)]
+    middleware=[
+        Middleware(OneCredential),
+        Middleware(OperatorRoutes, identify=identify),
+        Middleware(ServerChosenThreadIds),
+        Middleware(StoreSearchShape),
+    ]
 )

@@ -23,6 +23,7 @@ from recollect.auth.ownership import (
     beyond_a_decision,
     foreign_identity_in_run,
     is_approval_assistant,
+    may_write_namespace,
     metadata_claim,
     namespace_allowed,
     own_store_prefix,
@@ -220,7 +221,9 @@ def _refuse_claims(metadata: object, identity: Identity) -> None:
 @auth.on.store()
 async def own_namespaces(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> None:
     """Store items live under `(org, user, ...)` or the organisation's `(org, "@org", ...)`;
-    a search or listing that names nobody is narrowed to the caller; the rest is refused."""
+    a search or listing that names nobody is narrowed to the caller; the rest is refused.
+    Every member reads the organisation's items; only a key with `org_admin` writes or
+    deletes them."""
     identity = _caller(ctx)
     if ctx.action in ("search", "list_namespaces"):
         value["namespace"] = own_store_prefix(value.get("namespace"), identity)
@@ -229,6 +232,11 @@ async def own_namespaces(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> 
             status_code=403,
             detail=f"store namespaces must start with ({identity.org_id!r}, {identity.user_id!r})"
             f" or ({identity.org_id!r}, '@org')",
+        )
+    if ctx.action in ("put", "delete") and not may_write_namespace(value["namespace"], identity):
+        raise Auth.exceptions.HTTPException(
+            status_code=403,
+            detail=f"writing ({identity.org_id!r}, '@org', ...) needs a key with 'org_admin'",
         )
 
 

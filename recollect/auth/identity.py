@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from recollect.store.identity import InvalidIdError, normalise_id
-from recollect.store.scope import REVIEWER, Scope
+from recollect.store.scope import ORG_ADMIN, REVIEWER, Scope
 
 OPERATOR = "operator"
 """The permission to reach the server's own routes (`/metrics`, `/internal/*`, `/deploy`),
 which act on every tenant at once; it grants nothing over anyone's data."""
-KNOWN_PERMISSIONS = frozenset({REVIEWER, OPERATOR})
+KNOWN_PERMISSIONS = frozenset({REVIEWER, ORG_ADMIN, OPERATOR})
 
 
 @dataclass(frozen=True, slots=True)

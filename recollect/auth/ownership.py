@@ -19,7 +19,7 @@ from typing import Any
 
 from recollect.auth.identity import Identity
 from recollect.store.identity import InvalidIdError, normalise_id
-from recollect.store.scope import ORG_OWNER
+from recollect.store.scope import ORG_ADMIN, ORG_OWNER
 
 OWNER_KEY = "owner"
 """The metadata key every owned resource carries, and every read is filtered by."""
@@ -135,6 +135,12 @@ def namespace_allowed(namespace: Sequence[str] | None, identity: Identity) -> bo
     except InvalidIdError:
         return False
     return org_id == identity.org_id and owner in (identity.user_id, ORG_OWNER)
+
+
+def may_write_namespace(namespace: Sequence[str], identity: Identity) -> bool:
+    """Whether an identity may write or delete in an allowed namespace: its own always, the
+    organisation's shared one only with `org_admin`."""
+    return namespace[1] != ORG_OWNER or ORG_ADMIN in identity.permissions
 
 
 def own_store_prefix(namespace: Sequence[str] | None, identity: Identity) -> tuple[str, ...]:

@@ -10,7 +10,7 @@ _OWNER = "s.org_id = %(org_id)s AND s.user_id = %(user_id)s"
 _VISIBLE = "f.deleted_at IS NULL AND (s.expires_at IS NULL OR s.expires_at > now())"
 _ITEM_COLUMNS = (
     "s.labels, s.key, s.value, s.created_at, s.updated_at, s.fact_id::text AS fact_id, "
-    "f.text AS fact_text, s.expires_at"
+    "f.text AS fact_text, s.expires_at, s.written_by"
 )
 
 SWEEP_EXPIRED = """
@@ -77,8 +77,10 @@ VALUES (%(org_id)s, %(user_id)s, %(labels)s, %(key)s, %(fact_id)s::uuid, %(value
         %(ttl)s, now() + %(ttl)s * interval '1 minute')
 ON CONFLICT (org_id, user_id, labels, key) DO UPDATE
 SET fact_id = EXCLUDED.fact_id, value = EXCLUDED.value, updated_at = now(),
-    ttl_minutes = EXCLUDED.ttl_minutes, expires_at = EXCLUDED.expires_at
+    ttl_minutes = EXCLUDED.ttl_minutes, expires_at = EXCLUDED.expires_at,
+    written_by = EXCLUDED.written_by
 """
+"""`written_by` takes its default, the writing scope's user, on insert and on every update."""
 
 DELETE_ITEM = f"""
 DELETE FROM store_items s WHERE {_OWNER} AND s.labels = %(labels)s AND s.key = %(key)s

@@ -51,8 +51,9 @@ class Target:
     def namespace(self) -> tuple[str, ...]:
         return (self.org_id, self.owner, self.kind.value, *self.labels)
 
-    def scope(self, writer: str | None) -> Scope:
-        """The scope statements run in; an organisation write needs the writer's user id."""
+    def scope(self, writer: str | None, permissions: frozenset[str] = frozenset()) -> Scope:
+        """The scope statements run in; an organisation write needs the writer's user id (and
+        `org_admin` among `permissions` for the write to be allowed)."""
         if not self.shared:
             return Scope.for_user(self.org_id, self.owner)
         if writer is None:
@@ -60,7 +61,7 @@ class Target:
                 f"the organisation namespace ({self.org_id!r}, {SHARED!r}, ...) needs the "
                 "caller's identity: serve the store behind auth, or build it with identity="
             )
-        return Scope.for_org(self.org_id, writer)
+        return Scope.for_org(self.org_id, writer, permissions)
 
 
 def tenant(org: str, owner: str) -> tuple[str, str]:

@@ -64,7 +64,7 @@ from recollect.basestore.values import (
 )
 from recollect.extraction.validation import FactScreen, ValidationPolicy
 from recollect.longterm.fact_sql import LOCK_USER
-from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.facts import WRITTEN_BY, LongTermMemory, writable
 from recollect.longterm.profile import ProfileUpdate, updates_for
 from recollect.longterm.recall import has_content, query_vector, relevance_floor
 from recollect.longterm.records import NewFact, ProfileEntry, RememberAction, StoredFact
@@ -156,8 +156,8 @@ class RecollectStore(BaseStore):
             target = self._target(op.namespace)
             where = f"item {op.key[:60]!r} in {target.namespace()!r}"
             check_ttl(op.ttl, where)
-            if target.shared:
-                target.scope(self._writer())  # refused now, not halfway through the batch
+            if target.shared:  # refused now, not halfway through the batch
+                writable(self._scope(target))
             if op.value is None:
                 if target.kind is Kind.PROFILE:
                     raise ValueRejectedError(
@@ -184,6 +184,13 @@ class RecollectStore(BaseStore):
     def _writer(self) -> str | None:
         caller = self._caller()
         return caller.user_id if caller is not None else None
+
+    def _scope(self, target: Target) -> Scope:
+        """The scope a target's statements run in, with the caller's permissions (an
+        organisation write needs `org_admin`)."""
+        caller = self._caller()
+        permissions = caller.permissions if caller is not None else frozenset()
+        return target.scope(self._writer(), permissions)
 
     def _owners(self, prefix: Sequence[str]) -> list[Target]:
         """The `(org, owner)` pairs a search or listing reaches, as facts targets."""
@@ -224,7 +231,7 @@ class RecollectStore(BaseStore):
             if op.value is None:
                 self._delete(plan, op.key)
             elif plan[0].kind is Kind.PROFILE:
-                self.memory.set_profile(plan[0].scope(self._writer()), [plan[1]])
+                self.memory.set_profile(self._scope(plan[0]), [plan[1]])
             else:
                 self._put(plan[0], op.key, plan[1], op.ttl)
             return None
@@ -269,7 +276,7 @@ class RecollectStore(BaseStore):
         return _bare_item(target.org_id, target.owner, StoredFact.model_validate(bare)).item
 
     def _put(self, target: Target, key: str, offer: Offered, ttl: float | None) -> None:
-        scope = target.scope(self._writer())
+        scope = self._scope(target)
         params = self._params(target, key)
         vector = self.memory.embed_one(offer.fact.text)  # outside the transaction
         with scoped(self.memory.pool, scope) as conn:
@@ -319,7 +326,7 @@ class RecollectStore(BaseStore):
             self.memory.update_profile_in(conn, scope, [], forget_fact_ids=[fact_id])
 
     def _delete(self, target: Target, key: str) -> None:
-        scope = target.scope(self._writer())
+        scope = self._scope(target)
         params = self._params(target, key)
         with scoped(self.memory.pool, scope) as conn:
             row = conn.execute(sql.DELETE_ITEM, params).fetchone()
@@ -494,8 +501,11 @@ def _conditions(raw: dict[str, Any] | None) -> dict[str, Any]:
 
 def _as_item(org_id: str, owner: str, row: dict[str, Any]) -> _Found:
     namespace = (org_id, owner, Kind.FACTS.value, *row["labels"])
+    value = row["value"]
+    if owner == SHARED and row.get("written_by"):  # who wrote (or last changed) a shared item
+        value = {**value, WRITTEN_BY: row["written_by"]}
     return _Found(
-        SearchItem(namespace, row["key"], row["value"], row["created_at"], row["updated_at"]),
+        SearchItem(namespace, row["key"], value, row["created_at"], row["updated_at"]),
         str(row["fact_id"]),
         row["expires_at"] is not None,
     )

@@ -19,8 +19,10 @@ from typing import Any
 
 from recollect.extraction.redaction import redact
 from recollect.extraction.validation import FactScreen, ValidationPolicy
+from recollect.longterm.facts import WRITTEN_BY
 from recollect.longterm.records import FactCategory, NewFact, StoredFact
 from recollect.store import clock
+from recollect.store.scope import ORG_OWNER
 
 DEFAULT_CATEGORY = FactCategory.BIOGRAPHICAL
 """Neither single- nor multi-valued by itself, and not copied into the profile."""
@@ -156,8 +158,9 @@ def _redacted(obj: Any, policy: ValidationPolicy) -> Any:
 
 
 def fact_value(fact: StoredFact) -> dict[str, Any]:
-    """The value of a fact no put named (extracted, or written by the agent's tools)."""
-    return {
+    """The value of a fact no put named (extracted, or written by the agent's tools); an
+    organisation-shared one names who wrote it."""
+    value: dict[str, Any] = {
         "text": fact.text,
         "category": str(fact.category),
         "confidence": round(fact.confidence, 4),
@@ -165,6 +168,9 @@ def fact_value(fact: StoredFact) -> dict[str, Any]:
         "learned_at": fact.learned_at.isoformat(),
         "source_ids": list(fact.source_ids),
     }
+    if fact.user_id == ORG_OWNER and fact.metadata.get(WRITTEN_BY):
+        value[WRITTEN_BY] = fact.metadata[WRITTEN_BY]
+    return value
 
 
 def is_fact_id(key: str) -> bool:

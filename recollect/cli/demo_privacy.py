@@ -15,7 +15,7 @@ from recollect.privacy.export import describe_user, export_user
 from recollect.privacy.forget import forget_user
 from recollect.privacy.lifecycle import RetentionPolicy, end_session, run_maintenance
 from recollect.store import clock
-from recollect.store.scope import Scope
+from recollect.store.scope import ORG_ADMIN, Scope
 from recollect.store.server import CONNECTION_KWARGS
 from state.context import Context
 
@@ -25,7 +25,7 @@ EXPORT_SECTIONS = ("facts", "profile", "episodes", "threads", "workflows", "revi
 def show_privacy(ctx: Context) -> None:
     """Print each step; everything runs against the same database the demo used."""
     user = Scope.for_user(ctx.org_id, ctx.user_id)
-    with open_persistence(announce=False) as persistence:
+    with open_persistence(announce=False, worker=True) as persistence:
         pool = persistence.pool
         memory = LongTermMemory(pool)
         print(describe_user(pool, user))
@@ -43,7 +43,7 @@ def show_privacy(ctx: Context) -> None:
               f"{len(memory.facts(user))}")  # fmt: skip
         print(f"session ends: {end_session(pool, incognito)} deleted, nothing outlives it")
 
-        teammate = Scope.for_org(ctx.org_id, f"{ctx.user_id}-teammate")
+        teammate = Scope.for_org(ctx.org_id, f"{ctx.user_id}-teammate", frozenset({ORG_ADMIN}))
         memory.remember(
             teammate,
             NewFact(text="The team deploys on Fridays", category=FactCategory.PREFERENCE),
@@ -65,7 +65,7 @@ def show_privacy(ctx: Context) -> None:
               "reinforced; preferences for ever):")  # fmt: skip
         print(render(report))
 
-        deleted = forget_user(pool, user)
+        deleted = forget_user(persistence.worker, user)
         total = sum(deleted.values())
         stores = ", ".join(f"{k} {v}" for k, v in deleted.items() if v)
         print(f"\n`recollect memory forget`: {total} rows deleted ({stores}); verified 0 remain")

@@ -195,8 +195,8 @@ def _scope(args: argparse.Namespace) -> Scope:
 def run_forget(args: argparse.Namespace) -> int:
     """Erase, then print rows deleted per store."""
     scope = _scope(args)
-    with open_persistence(announce=False) as persistence:
-        deleted = forget_user(persistence.pool, scope)
+    with open_persistence(announce=False, worker=True) as persistence:
+        deleted = forget_user(persistence.worker, scope)
     if args.json:
         print(json.dumps({"org_id": scope.org_id, "user_id": scope.user_id, "deleted": deleted}))
     else:

@@ -67,7 +67,14 @@ INSERT INTO threads (thread_id, org_id, user_id, kind)
 VALUES (%(thread_id)s, %(org_id)s, %(user_id)s, %(kind)s)
 ON CONFLICT (thread_id) DO NOTHING
 """
-UNSCOPED = {"org_id": "", "user_id": "", "session_id": "", "kind": "", "reviewer": "off"}
+UNSCOPED = {
+    "org_id": "",
+    "user_id": "",
+    "session_id": "",
+    "kind": "",
+    "reviewer": "off",
+    "org_admin": "off",
+}
 """Settings that match no row: what a call with no identity runs under."""
 CLAIM_CACHE_SIZE = 4096
 

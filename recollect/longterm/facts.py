@@ -55,7 +55,7 @@ from recollect.longterm.supersession import ContradictionJudge, Neighbour, decid
 from recollect.longterm.vectors import Vector, VectorTypes, checked, embed_texts, literal
 from recollect.store.offload import offloaded, offloaded_unless_light
 from recollect.store.schema.long_term import MAX_ID_LENGTH
-from recollect.store.scope import Scope, ScopeKind
+from recollect.store.scope import ORG_ADMIN, Scope, ScopeKind
 from recollect.store.tenancy import scoped
 
 REINFORCEMENT_GAIN = 0.5
@@ -71,6 +71,21 @@ class UnsupportedScopeError(ValueError):
     """Profiles and episodes are personal: they have no organisation-shared form."""
 
 
+class SharedWriteRefusedError(PermissionError):
+    """Writing the organisation's shared memory needs the `org_admin` permission."""
+
+
+def writable(scope: Scope) -> Scope:
+    """`scope`, refused when it writes the organisation's memory without `org_admin` (row-level
+    security refuses it too; this says so in one line before anything is embedded)."""
+    if scope.kind is ScopeKind.ORG and not scope.is_org_admin:
+        raise SharedWriteRefusedError(
+            f"writing {scope.org_id!r}'s shared memory needs the {ORG_ADMIN!r} permission; "
+            f"{scope.user_id!r} reads it only"
+        )
+    return scope
+
+
 def personal(scope: Scope) -> Scope:
     """`scope`, refused when it is the organisation's (profiles and episodes are per user)."""
     if scope.kind is ScopeKind.ORG:
@@ -78,6 +93,18 @@ def personal(scope: Scope) -> Scope:
             "profiles and episodes are per user or per session; org scope shares facts only"
         )
     return scope
+
+
+WRITTEN_BY = "written_by"
+"""The metadata key naming who wrote an organisation-shared fact (set here from the writing
+scope, whatever the caller's metadata said; `facts.author_id` holds it too)."""
+
+
+def signed(fact: NewFact, scope: Scope) -> dict[str, Any]:
+    """A fact's metadata, naming its writer when it goes into the organisation's memory."""
+    if scope.kind is not ScopeKind.ORG:
+        return fact.metadata
+    return {**fact.metadata, WRITTEN_BY: scope.user_id}
 
 
 def scope_params(scope: Scope) -> dict[str, Any]:
@@ -162,7 +189,7 @@ class LongTermMemory:
 
     def remember(self, scope: Scope, fact: NewFact) -> RememberResult:
         """Store one fact, unless it repeats (reinforce) or replaces (supersede) a known one."""
-        scope_params(scope)
+        scope_params(writable(scope))
         vector = embed_texts(self.embedder, [clean_text(fact.text)])[0]  # outside the lock
         with scoped(self.pool, scope) as conn:
             result = self.remember_in(conn, scope, fact, vector=vector)
@@ -179,13 +206,13 @@ class LongTermMemory:
     ) -> RememberResult:
         """`remember` inside the caller's scoped transaction, so the fact commits (or rolls
         back) with whatever else that transaction writes. `vector`: already embedded text."""
-        params = scope_params(scope)
+        params = scope_params(writable(scope))
         text = clean_text(fact.text)
         learned_at = aware(fact.learned_at, "learned_at")
         if vector is None:
             vector = embed_texts(self.embedder, [text])[0]
         subject = normalise_subject(fact.subject) or infer_subject(text, fact.category)
-        fact = fact.model_copy(update={"subject": subject})
+        fact = fact.model_copy(update={"subject": subject, "metadata": signed(fact, scope)})
         replaces = [i for i in fact.replaces if _is_uuid(i)]
         conn.execute(sql.LOCK_USER, params)
         rows = self._neighbours(conn, scope, params, text, fact, vector, replaces)
@@ -320,9 +347,10 @@ class LongTermMemory:
         Pass `embeddings` when they are already computed (one per fact, None allowed);
         otherwise the store's embedder (if any) embeds the texts in batches.
         """
-        params = scope_params(scope)
+        params = scope_params(writable(scope))
         if embeddings is not None and len(embeddings) != len(facts):
             raise ValueError(f"got {len(embeddings)} embeddings for {len(facts)} facts")
+        facts = [f.model_copy(update={"metadata": signed(f, scope)}) for f in facts]
         texts = [clean_text(f.text) for f in facts]
         if embeddings is None:
             vectors: list[Vector | None] = []
@@ -365,7 +393,7 @@ class LongTermMemory:
 
     def forget(self, scope: Scope, fact_id: str) -> bool:
         """Soft-delete one live fact of this scope; False if there was none."""
-        with scoped(self.pool, scope) as conn:
+        with scoped(self.pool, writable(scope)) as conn:
             cur = conn.execute(sql.FORGET[scope.kind], {**scope_params(scope), "id": fact_id})
             return cur.rowcount == 1
 

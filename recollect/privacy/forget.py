@@ -20,7 +20,7 @@ from typing import Any
 from psycopg import Connection, sql
 from psycopg_pool import ConnectionPool
 
-from recollect.store.scope import ORG_OWNER, Scope
+from recollect.store.scope import ORG_ADMIN, ORG_OWNER, Scope
 from recollect.store.tenancy import SET_SCOPE, scope_settings, scoped
 
 CHECKPOINT_TABLES: tuple[str, ...] = ("checkpoint_writes", "checkpoint_blobs", "checkpoints")
@@ -77,7 +77,8 @@ class ErasureIncompleteError(RuntimeError):
 
 
 def forget_user(pool: ConnectionPool[Any], scope: Scope) -> dict[str, int]:
-    """Delete everything `scope`'s user has, return rows deleted per table, verify none remain."""
+    """Delete everything `scope`'s user has, return rows deleted per table, verify none remain.
+    `pool` is the worker role's (`worker_uri`): only it may pseudonymise an actor."""
     user = (scope.org_id, scope.user_id)
     deleted: dict[str, int] = {}
     with scoped(pool, Scope.for_user(*user)) as conn:
@@ -88,7 +89,8 @@ def forget_user(pool: ConnectionPool[Any], scope: Scope) -> dict[str, int]:
         for table in USER_TABLES:
             deleted[table] = _rowcount(conn, DELETE_USER_ROWS, table, user)
         conn.execute(PSEUDONYMISE_ACTOR)
-        conn.execute(SET_SCOPE, scope_settings(Scope.for_org(*user)))  # shared rows
+        shared = Scope.for_org(*user, permissions=frozenset({ORG_ADMIN}))  # what she wrote there
+        conn.execute(SET_SCOPE, scope_settings(shared))
         deleted["facts"] += max(conn.execute(DELETE_AUTHORED_SHARED, user).rowcount, 0)
         conn.execute(SET_SCOPE, scope_settings(Scope.for_user(*user)))
         remaining = remaining_rows(conn, scope, threads)

@@ -37,6 +37,7 @@ from recollect.store.schema.authorship import AUTHORSHIP_SQL
 from recollect.store.schema.checkpoints import CHECKPOINTS_BEHIND_RLS
 from recollect.store.schema.core import PROTECT_FUNCTION, THREADS
 from recollect.store.schema.definers import definers_sql
+from recollect.store.schema.erasure_role import forget_actor_for_maintenance
 from recollect.store.schema.extraction_queue import CREATE_EXTRACTION_QUEUE
 from recollect.store.schema.fact_encodings import FACT_ENCODINGS
 from recollect.store.schema.long_term import LONG_TERM_MEMORY_SQL
@@ -44,6 +45,7 @@ from recollect.store.schema.memory_jobs import (
     CLAIM_JOB_FOR_MODELS_SQL,
     PROTECT_MEMORY_JOBS_SQL,
 )
+from recollect.store.schema.org_admin import ORG_ADMIN_WRITES_SQL
 from recollect.store.schema.org_facts import ORG_SHARED_FACTS_SQL
 from recollect.store.schema.portable import PORTABLE_IDS_AND_FORCED_SECURITY
 from recollect.store.schema.profiles import PROFILE_DOCUMENTS
@@ -143,6 +145,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         21,
         "ids made on any Postgres 16+; row-level security forced on every user-data table",
         PORTABLE_IDS_AND_FORCED_SECURITY,
+    ),
+    Migration(22, "pseudonymising an actor is the worker role's", forget_actor_for_maintenance),
+    Migration(
+        23,
+        "shared memory written by org admins; store items name their writer",
+        ORG_ADMIN_WRITES_SQL,
     ),
 )
 

@@ -25,6 +25,8 @@ ORG_OWNER = "@org"
 
 REVIEWER = "reviewer"
 """The permission to decide other people's approval workflows in one's organisation."""
+ORG_ADMIN = "org_admin"
+"""The permission to write and delete the organisation's shared memory (every member reads it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +58,11 @@ class Scope:
         return REVIEWER in self.permissions
 
     @property
+    def is_org_admin(self) -> bool:
+        """May write and delete the organisation's shared memory."""
+        return ORG_ADMIN in self.permissions
+
+    @property
     def owner_id(self) -> str:
         """Whose rows a write lands in: the user's, or the organisation's shared ones."""
         return ORG_OWNER if self.kind is ScopeKind.ORG else self.user_id
@@ -75,5 +82,5 @@ class Scope:
     @classmethod
     def for_org(cls, org_id: str, user_id: str, permissions: frozenset[str] = frozenset()) -> Scope:
         """Memory a user shares with their organisation: every user of the org reads it, and
-        only a writer acting in this scope changes it."""
+        only a writer acting in this scope with `ORG_ADMIN` among `permissions` changes it."""
         return cls(org_id, user_id, ScopeKind.ORG, permissions=permissions)

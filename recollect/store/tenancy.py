@@ -22,7 +22,8 @@ SELECT set_config('app.org_id', %(org_id)s, true),
        set_config('app.user_id', %(user_id)s, true),
        set_config('app.session_id', %(session_id)s, true),
        set_config('app.scope_kind', %(kind)s, true),
-       set_config('app.reviewer', %(reviewer)s, true)
+       set_config('app.reviewer', %(reviewer)s, true),
+       set_config('app.org_admin', %(org_admin)s, true)
 """
 
 
@@ -85,4 +86,5 @@ def scope_settings(scope: Scope) -> dict[str, str]:
         "session_id": scope.session_id or "",
         "kind": scope.kind.value,
         "reviewer": "on" if scope.is_reviewer else "off",
+        "org_admin": "on" if scope.is_org_admin else "off",
     }

@@ -2,8 +2,9 @@
 
 With a real (scripted) model configured, Alice asks for other models, huge budgets, a thousand
 workers, a book-length system prompt — in a run's context, its config, a cron and an assistant.
-Each is one 422 line, and the model server, the trace table and the job queue saw nothing. A
-model on the deployment's allow-list is used.
+Each is one 422 line, and the model server, the trace table and the job queue saw nothing; so
+it is for runs on another user's thread, or refused for who asks or what they carry. A model on
+the deployment's allow-list is used.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pytest
 from langgraph_sdk.errors import APIStatusError
 
 from recollect.store.server import CONNECTION_KWARGS
-from tests.support.langgraph_dev import ALICE_KEY, client_for
+from tests.support.langgraph_dev import ALICE_KEY, BOB_KEY, GINA_KEY, MARIA_KEY, client_for
 from tests.support.scripted_openai import ScriptedOpenAI
 
 HELLO = {"messages": [{"role": "human", "content": "hi"}]}
@@ -96,6 +97,40 @@ def test_out_of_bounds_context_is_refused_before_any_work(
     assert (alice.crons.count(), alice.assistants.count()) == (crons, assistants)
     assert _rows(module_database_uri, "memory_traces") == 0
     assert _rows(module_database_uri, "memory_jobs") == 0
+
+
+def test_a_refused_run_costs_nothing(
+    served_module: str, module_database_uri: str, scripted: ScriptedOpenAI
+) -> None:
+    """Runs on another's thread (by a colleague, another organisation, a reviewer) and runs
+    refused for what they carry: no model call, no trace, no extraction job, no run."""
+    alice = client_for(served_module, ALICE_KEY)
+    bob, gina, maria = (client_for(served_module, k) for k in (BOB_KEY, GINA_KEY, MARIA_KEY))
+    thread = alice.threads.create()["thread_id"]
+    before = {t: _rows(module_database_uri, t) for t in ("memory_traces", "memory_jobs")}
+    huge = {"messages": [{"role": "human", "content": "x" * 200_000}]}
+    refused: list[Callable[[], Any]] = [
+        lambda: bob.runs.wait(thread, "agent", input=HELLO),
+        lambda: bob.runs.create(thread, "agent", input=HELLO),
+        lambda: list(bob.runs.stream(thread, "agent", input=HELLO)),
+        lambda: bob.runs.wait(thread, "memory", input={"thread_id": thread}),
+        lambda: gina.runs.wait(thread, "agent", input=HELLO),
+        lambda: maria.runs.wait(thread, "agent", input=HELLO),
+        lambda: alice.runs.wait(thread, "agent", input=HELLO, context={"user_id": "bob"}),
+        lambda: alice.runs.wait(thread, "agent", input=huge),
+    ]
+    for call in refused:
+        status, text = _refusal(call)
+        assert status in (403, 404, 413), text
+    assert scripted.requests == []
+    assert alice.runs.list(thread) == []
+    with psycopg.connect(module_database_uri, **CONNECTION_KWARGS) as conn:
+        for table in ("memory_traces", "memory_jobs"):
+            row = conn.execute(
+                f"SELECT count(*) AS n FROM {table} WHERE thread_id = %s", (thread,)
+            ).fetchone()
+            assert row == {"n": 0}, table
+    assert {t: _rows(module_database_uri, t) for t in before} == before
 
 
 def test_a_model_on_the_allow_list_is_used(served_module: str, scripted: ScriptedOpenAI) -> None:

@@ -16,9 +16,9 @@ from recollect.auth.identity import Identity
 from recollect.basestore.namespaces import NamespaceError
 from recollect.basestore.store import ForeignNamespaceError, RecollectStore
 from recollect.basestore.values import ValueRejectedError
-from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.facts import LongTermMemory, SharedWriteRefusedError
 from recollect.longterm.records import FactCategory, NewFact
-from recollect.store.scope import Scope
+from recollect.store.scope import ORG_ADMIN, Scope
 from tests.support.db import all_rows
 from tests.support.memory import memory_over
 from tests.support.scripted_openai import ScriptedOpenAI
@@ -170,7 +170,7 @@ def test_ttl_expires_the_item_and_then_its_fact(
 
 
 def test_namespaces_are_tenants(memory: LongTermMemory) -> None:
-    alice = RecollectStore(memory, identity=Identity("acme", "alice"))
+    alice = RecollectStore(memory, identity=Identity("acme", "alice", frozenset({ORG_ADMIN})))
     bob = RecollectStore(memory, identity=Identity("acme", "bob"))
     alice.put(FACTS, "k", {"text": "Prefers tea"})
     with pytest.raises(ForeignNamespaceError):
@@ -186,7 +186,7 @@ def test_namespaces_are_tenants(memory: LongTermMemory) -> None:
 
     alice.put(("acme", "@org", "facts"), "deploys", {"text": "Deploys happen on Fridays"})
     [shared] = bob.search(("acme", "@org"), query="when do deploys happen")
-    assert shared.value == {"text": "Deploys happen on Fridays"}
+    assert shared.value == {"text": "Deploys happen on Fridays", "written_by": "alice"}
     assert ("acme", "@org", "facts") in bob.list_namespaces()
     with pytest.raises(NamespaceError, match="identity"):
         RecollectStore(memory).put(("acme", "@org", "facts"), "k", {"text": "Fine"})
@@ -226,3 +226,38 @@ def test_concurrent_puts_of_one_key_leave_one_live_fact(
     item = store.get(FACTS, "seat")
     assert item is not None
     assert [f.text for f in memory.facts(ALICE)] == [item.value["text"]]
+
+
+def test_only_an_org_admin_writes_shared_items_and_each_shows_its_last_writer(
+    memory: LongTermMemory,
+) -> None:
+    admin = frozenset({ORG_ADMIN})
+    olga = RecollectStore(memory, identity=Identity("acme", "olga", admin))
+    pia = RecollectStore(memory, identity=Identity("acme", "pia", admin))
+    bob = RecollectStore(memory, identity=Identity("acme", "bob"))
+    shared = ("acme", "@org", "facts", "ops")
+    olga.put(shared, "deploys", {"text": "Deploys happen on Fridays", "written_by": "bob"})
+    got = bob.get(shared, "deploys")
+    assert got is not None
+    assert got.value == {"text": "Deploys happen on Fridays", "written_by": "olga"}
+    for refused in (
+        lambda: bob.put(shared, "deploys", {"text": "Deploys happen on Mondays"}),
+        lambda: bob.put(shared, "new", {"text": "Standups are at nine"}),
+        lambda: bob.delete(shared, "deploys"),
+    ):
+        with pytest.raises(SharedWriteRefusedError, match="org_admin"):
+            refused()
+    pia.put(shared, "deploys", {"text": "Deploys happen on Thursdays"})
+    [found] = bob.search(("acme", "@org"), query="when do deploys happen")
+    assert found.value == {"text": "Deploys happen on Thursdays", "written_by": "pia"}
+    pia.delete(shared, "deploys")
+    assert bob.get(shared, "deploys") is None
+    kept = memory.remember(  # through the engine, no item: keyed by its id, signed all the same
+        Scope.for_org("acme", "olga", admin),
+        NewFact(text="Standups are at nine", category=FactCategory.PREFERENCE, confidence=0.9),
+    ).fact
+    bare = bob.get(("acme", "@org", "facts"), kept.id)
+    assert bare is not None
+    assert (bare.value["text"], bare.value["written_by"]) == ("Standups are at nine", "olga")
+    [recalled] = bob.search(("acme", "@org"), query="when are standups")
+    assert recalled.value["written_by"] == "olga"

@@ -52,7 +52,10 @@ def test_every_table_with_a_user_id_is_covered(database_uri: str) -> None:
 
 
 def test_forget_removes_the_user_everywhere_and_only_them(
-    pool: ConnectionPool[Any], checkpointer: PostgresSaver, database_uri: str
+    pool: ConnectionPool[Any],
+    worker_pool: ConnectionPool[Any],
+    checkpointer: PostgresSaver,
+    database_uri: str,
 ) -> None:
     ana_thread = _converse(pool, checkpointer, ANA)
     bo_thread = _converse(pool, checkpointer, BO)
@@ -60,11 +63,11 @@ def test_forget_removes_the_user_everywhere_and_only_them(
     assert all(bo_before.values())
     assert all(_checkpoint_rows(database_uri, ana_thread).values())
 
-    deleted = forget_user(pool, ANA)
+    deleted = forget_user(worker_pool, ANA)
 
     assert deleted["threads"] == 1
     assert all(deleted[t] > 0 for t in CHECKPOINT_TABLES)
     assert _checkpoint_rows(database_uri, ana_thread) == dict.fromkeys(CHECKPOINT_TABLES, 0)
     assert _checkpoint_rows(database_uri, bo_thread) == bo_before
     assert make_graph(checkpointer=checkpointer).get_state(thread_config(ana_thread)).values == {}
-    assert forget_user(pool, ANA) == dict.fromkeys([*CHECKPOINT_TABLES, *USER_TABLES], 0)
+    assert forget_user(worker_pool, ANA) == dict.fromkeys([*CHECKPOINT_TABLES, *USER_TABLES], 0)

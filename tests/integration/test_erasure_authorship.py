@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import psycopg
+import pytest
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg import sql
 from psycopg_pool import ConnectionPool
@@ -18,10 +19,11 @@ from graphs.approvals import Approvals
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewFact
 from recollect.privacy.export import export_user
-from recollect.privacy.forget import forget_user
+from recollect.privacy.forget import PSEUDONYMISE_ACTOR, forget_user
 from recollect.store.pool import use_pool
-from recollect.store.scope import ORG_OWNER, Scope
+from recollect.store.scope import ORG_ADMIN, ORG_OWNER, Scope
 from recollect.store.server import CONNECTION_KWARGS
+from recollect.store.tenancy import scoped
 from tests.support.db import all_rows, superuser_conninfo
 from tests.support.tenant_data import populate_user
 
@@ -71,12 +73,12 @@ def _alice_everywhere(pool: ConnectionPool[Any], checkpointer: PostgresSaver) ->
                 category=FactCategory.BIOGRAPHICAL, confidence=0.9),
     )  # fmt: skip
     memory.remember(
-        Scope.for_org("acme", "alice-zq"),
+        Scope.for_org("acme", "alice-zq", frozenset({ORG_ADMIN})),
         NewFact(text=f"Deploys need a second pair of eyes {PLANTED}",
                 category=FactCategory.PREFERENCE, confidence=0.9),
     )  # fmt: skip
     memory.remember(
-        Scope.for_org("acme", "bob"),
+        Scope.for_org("acme", "bob", frozenset({ORG_ADMIN})),
         NewFact(text="The office closes at six", category=FactCategory.PREFERENCE, confidence=0.9),
     )
     approvals = Approvals(pool, checkpointer)
@@ -93,14 +95,14 @@ def _alice_everywhere(pool: ConnectionPool[Any], checkpointer: PostgresSaver) ->
 
 
 def test_forget_leaves_only_pseudonymised_audit_rows_in_any_table(
-    pool: ConnectionPool[Any], checkpointer: PostgresSaver
+    pool: ConnectionPool[Any], worker_pool: ConnectionPool[Any], checkpointer: PostgresSaver
 ) -> None:
     bobs = _alice_everywhere(pool, checkpointer)
     before = _hits(pool, ("alice-zq", PLANTED))
     assert {"facts.text", "approval_audit.actor", "approval_workflows.decided_by",
             "refunds.approved_by", "approval_audit.note"} <= set(before)  # fmt: skip
 
-    forget_user(pool, ALICE)
+    forget_user(worker_pool, ALICE)
 
     after = _hits(pool, ("alice-zq", PLANTED))
     print("\nafter forget, matches per column:", {k: len(v) for k, v in after.items()})
@@ -130,7 +132,7 @@ def test_forget_leaves_only_pseudonymised_audit_rows_in_any_table(
 
 
 def test_the_pseudonym_is_stable_per_person_and_differs_between_people(
-    pool: ConnectionPool[Any], checkpointer: PostgresSaver
+    pool: ConnectionPool[Any], worker_pool: ConnectionPool[Any], checkpointer: PostgresSaver
 ) -> None:
     approvals = Approvals(pool, checkpointer)
 
@@ -144,10 +146,10 @@ def test_the_pseudonym_is_stable_per_person_and_differs_between_people(
 
     first = carols_request_decided_by("alice-zq", "C-1")
     by_bob = carols_request_decided_by("bob", "C-2")
-    forget_user(pool, ALICE)
+    forget_user(worker_pool, ALICE)
     again = carols_request_decided_by("alice-zq", "C-3")  # she comes back, and acts again
-    forget_user(pool, ALICE)
-    forget_user(pool, BOB)
+    forget_user(worker_pool, ALICE)
+    forget_user(worker_pool, BOB)
     decided = {
         r["id"]: r["decided_by"]
         for r in all_rows(pool, "SELECT id, decided_by FROM approval_workflows")
@@ -171,3 +173,15 @@ def test_export_includes_shared_facts_she_wrote_and_what_she_did_in_others_workf
     bobs_export = export_user(pool, BOB, checkpointer)
     assert [f["text"] for f in bobs_export["authored_shared_facts"]] == ["The office closes at six"]
     assert bobs_export["acted_in_others_workflows"] == []
+
+
+def test_only_the_worker_role_pseudonymises_an_actor(
+    pool: ConnectionPool[Any], worker_pool: ConnectionPool[Any]
+) -> None:
+    """A served request runs as the app role: it cannot erase its own caller's trail."""
+    with pytest.raises(psycopg.errors.InsufficientPrivilege), scoped(pool, ALICE) as conn:
+        conn.execute(PSEUDONYMISE_ACTOR)
+    with scoped(worker_pool, ALICE) as conn:
+        row = conn.execute(PSEUDONYMISE_ACTOR).fetchone()
+    assert row is not None
+    assert row["alias"].startswith("forgotten-")

@@ -31,7 +31,7 @@ def _counts(pool: ConnectionPool[Any], scope: Scope, threads: list[str]) -> dict
 
 
 def test_forget_empties_every_store_and_touches_no_one_else(
-    pool: ConnectionPool[Any], checkpointer: PostgresSaver
+    pool: ConnectionPool[Any], worker_pool: ConnectionPool[Any], checkpointer: PostgresSaver
 ) -> None:
     ana = populate_user(pool, checkpointer, ANA)
     others = {scope: populate_user(pool, checkpointer, scope) for scope in (BO, CAROL)}
@@ -44,7 +44,7 @@ def test_forget_empties_every_store_and_touches_no_one_else(
         for scope, ids in others.items()
     }
 
-    deleted = forget_user(pool, ANA)
+    deleted = forget_user(worker_pool, ANA)
 
     after = _counts(pool, ANA, ana_threads)
     print("\nerasure (table: before -> deleted -> after):")

@@ -22,7 +22,7 @@ from recollect.extraction.review import list_candidates
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewEpisode, NewFact, ProfileEntry
 from recollect.longterm.rerankers import LATE_INTERACTION, load_reranker
-from recollect.store.scope import ORG_OWNER, REVIEWER, Scope
+from recollect.store.scope import ORG_ADMIN, ORG_OWNER, REVIEWER, Scope
 from recollect.store.tenancy import scoped
 from recollect.store.threads import claim_thread, list_threads
 from recollect.trace.store import PendingTrace, thread_traces, write_turns
@@ -60,7 +60,7 @@ def _populate(pool: ConnectionPool[Any], rng: random.Random) -> None:
     encoder = LongTermMemory(pool, reranker=load_reranker(LATE_INTERACTION))
     for org in range(ORGS):
         memory.remember(
-            Scope.for_org(f"org-{org}", "user-0"),
+            Scope.for_org(f"org-{org}", "user-0", frozenset({ORG_ADMIN})),
             NewFact(text=f"org-{org} deploys on Fridays", category=FactCategory.PREFERENCE),
         )
     for scope in _tenants():

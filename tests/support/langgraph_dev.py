@@ -29,6 +29,7 @@ DANA_KEY = "dana-key-0123456789abcdef"
 MARIA_KEY = "maria-key-0123456789abcdef"
 GINA_KEY = "gina-key-0123456789abcdef"
 OPS_KEY = "ops-key-0123456789abcdef"
+OLGA_KEY = "olga-key-0123456789abcdef"
 API_KEYS = {
     ALICE_KEY: "acme/alice",
     BOB_KEY: "acme/bob",
@@ -36,6 +37,7 @@ API_KEYS = {
     MARIA_KEY: "acme/maria:reviewer",
     GINA_KEY: "globex/gina",
     OPS_KEY: "ops/ops:operator",
+    OLGA_KEY: "acme/olga:org_admin",
 }
 """The identities every served test can act as (`RECOLLECT_API_KEYS`)."""
 

@@ -201,11 +201,12 @@ APP_ROLE_LIMITS = (
     "GRANT UPDATE (state, updated_at) ON approval_workflows TO {role}",
     "REVOKE UPDATE ON approval_audit, refunds FROM {role}",
     "REVOKE ALL ON recollect_pseudonym_key FROM {role}",
-    f"GRANT EXECUTE ON FUNCTION {DECIDE_SIGNATURE}, {FORGET_SIGNATURE}, {ACTED_SIGNATURE} "
-    "TO {role}",
+    f"GRANT EXECUTE ON FUNCTION {DECIDE_SIGNATURE}, {ACTED_SIGNATURE} TO {{role}}",
+    f"REVOKE EXECUTE ON FUNCTION {FORGET_SIGNATURE} FROM {{role}}",
 )
 """Run after the blanket table grants: the app role writes a workflow's state, never its
-decision, never rewrites an audit row or a refund, and never reads the pseudonym key."""
+decision, never rewrites an audit row or a refund, never reads the pseudonym key, and never
+pseudonymises anyone (`recollect_forget_actor` is the worker role's: `erasure_role`)."""
 
 
 def limit_app_role(conn: Connection[Any], role: str) -> None:

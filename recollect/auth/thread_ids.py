@@ -1,0 +1,96 @@
+"""Thread ids are the server's to choose, so a create cannot probe another tenant's ids.
+
+LangGraph answers `POST /threads {"thread_id": X}` with 409 when X exists, whoever owns it,
+and 200 when it is free; a run on `/threads/X/runs` with `if_not_exists: "create"` answers 404
+for another's X and creates a free one. Either tells a caller that someone else's thread X
+exists. The `Auth` handler cannot tell a caller's id from one the server generated (the server
+fills the id in before it asks), so this middleware (`graphs/app.py`) refuses both forms with
+one 403 whatever X is (free, one's own, or another's), before the server looks X up. A client
+creates a thread with `POST /threads` and no id, and uses the id it gets back.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+THREADS_PATH = "/threads"
+RUN_ON_THREAD = re.compile(r"^/threads/[^/]+/runs(/stream|/wait)?/?$")
+MAX_BODY_BYTES = 16_000_000
+"""A larger create body is refused 413 rather than passed on unread."""
+CALLER_CHOSEN_ID = (
+    "thread ids are chosen by the server: create a thread with POST /threads and no "
+    "thread_id, then use the id it returns"
+)
+
+
+def caller_chosen_thread(path: str, body: bytes) -> bool:
+    """Whether a create names its own thread id (a thread create with `thread_id`, or a run
+    that would create its thread: `if_not_exists: "create"`)."""
+    try:
+        payload = json.loads(body or b"{}")
+    except ValueError:
+        return False  # the server answers a body that is not JSON with its own 422
+    if not isinstance(payload, dict):
+        return False
+    if path.rstrip("/") == THREADS_PATH:
+        return payload.get("thread_id") not in (None, "")
+    return bool(RUN_ON_THREAD.match(path)) and payload.get("if_not_exists") == "create"
+
+
+def _creates_thread(scope: Scope) -> bool:
+    path = scope["path"]
+    return path.rstrip("/") == THREADS_PATH or bool(RUN_ON_THREAD.match(path))
+
+
+class ServerChosenThreadIds:
+    """Pure ASGI middleware: a create that names its thread id is a 403, whatever the id."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or not _creates_thread(scope):
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        more, size = True, 0
+        while more and size <= MAX_BODY_BYTES:
+            message = await receive()
+            if message["type"] != "http.request":
+                await self.app(scope, _replay([message], None), send)
+                return
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            more = bool(message.get("more_body"))
+        body = b"".join(chunks)
+        if more:
+            await _answer(send, 413, "the request body is too large")
+        elif caller_chosen_thread(scope["path"], body):
+            await _answer(send, 403, CALLER_CHOSEN_ID)
+        else:
+            replayed: Message = {"type": "http.request", "body": body, "more_body": False}
+            await self.app(scope, _replay([replayed], receive), send)
+
+
+async def _answer(send: Send, status: int, detail: str) -> None:
+    reply = json.dumps({"detail": detail}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(reply))]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": reply})
+
+
+def _replay(messages: list[Message], then: Receive | None) -> Receive:
+    """A `receive` that yields the messages already read, then the rest of the stream."""
+    pending = list(messages)
+
+    async def receive() -> Message:
+        if pending:
+            return pending.pop(0)
+        if then is None:
+            return {"type": "http.disconnect"}
+        return await then()
+
+    return receive
