@@ -17,7 +17,7 @@ from recollect.basestore.store import RecollectStore
 from recollect.longterm.embeddings import init_embeddings
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewEpisode, NewFact
-from recollect.store.scope import Scope
+from recollect.store.scope import ORG_ADMIN, Scope
 
 ALICE = Scope.for_user("acme", "alice")
 FACTS = ("acme", "alice", "facts")
@@ -66,7 +66,7 @@ FILTERS: list[dict[str, Any] | None] = [None, {"tag": "a"}, {"rank": {"$gte": 4}
 @pytest.fixture
 def store(pool: ConnectionPool[Any]) -> RecollectStore:
     memory = LongTermMemory(pool, embedder=init_embeddings("offline"))
-    store = RecollectStore(memory, identity=Identity("acme", "alice"))
+    store = RecollectStore(memory, identity=Identity("acme", "alice", frozenset({ORG_ADMIN})))
     for namespace, key, value in ITEMS:
         store.put(namespace, key, value)
     store.put(PROFILE, "timezone", {"value": "Europe/Lisbon"})
