@@ -7,11 +7,16 @@ exists. The `Auth` handler cannot tell a caller's id from one the server generat
 fills the id in before it asks), so this middleware (`graphs/app.py`) refuses both forms with
 one 403 whatever X is (free, one's own, or another's), before the server looks X up. A client
 creates a thread with `POST /threads` and no id, and uses the id it gets back.
+
+A deployment whose clients must name their threads (ids derived from another system's
+conversation ids) opts in with `RECOLLECT_CALLER_THREAD_IDS=on`, accepting that those answers
+tell a caller whether an id is taken; ownership still decides every read and write.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -20,6 +25,7 @@ THREADS_PATH = "/threads"
 RUN_ON_THREAD = re.compile(r"^/threads/[^/]+/runs(/stream|/wait)?/?$")
 MAX_BODY_BYTES = 16_000_000
 """A larger create body is refused 413 rather than passed on unread."""
+CALLER_THREAD_IDS_ENV = "RECOLLECT_CALLER_THREAD_IDS"
 CALLER_CHOSEN_ID = (
     "thread ids are chosen by the server: create a thread with POST /threads and no "
     "thread_id, then use the id it returns"
@@ -40,6 +46,11 @@ def caller_chosen_thread(path: str, body: bytes) -> bool:
     return bool(RUN_ON_THREAD.match(path)) and payload.get("if_not_exists") == "create"
 
 
+def caller_ids_allowed() -> bool:
+    """Whether the deployment lets callers name their threads (`RECOLLECT_CALLER_THREAD_IDS`)."""
+    return os.environ.get(CALLER_THREAD_IDS_ENV, "").strip().lower() == "on"
+
+
 def _creates_thread(scope: Scope) -> bool:
     path = scope["path"]
     return path.rstrip("/") == THREADS_PATH or bool(RUN_ON_THREAD.match(path))
@@ -50,9 +61,13 @@ class ServerChosenThreadIds:
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
+        self.allowed = caller_ids_allowed()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or not _creates_thread(scope):
+        if self.allowed or scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        if not _creates_thread(scope):
             await self.app(scope, receive, send)
             return
         chunks: list[bytes] = []

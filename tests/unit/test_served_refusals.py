@@ -10,7 +10,11 @@ import pytest
 from recollect.auth.identity import Identity
 from recollect.auth.one_credential import ambiguous_credential
 from recollect.auth.ownership import may_write_namespace
-from recollect.auth.thread_ids import caller_chosen_thread
+from recollect.auth.thread_ids import (
+    CALLER_THREAD_IDS_ENV,
+    caller_chosen_thread,
+    caller_ids_allowed,
+)
 
 
 def test_two_different_credentials_are_ambiguous_and_a_repeat_is_not() -> None:
@@ -51,3 +55,13 @@ def test_only_an_org_admin_writes_the_shared_namespace() -> None:
     assert may_write_namespace(("acme", "bob", "facts"), member)
     assert not may_write_namespace(("acme", "@org", "facts"), member)
     assert may_write_namespace(("acme", "@org", "facts"), admin)
+
+
+@pytest.mark.parametrize(
+    ("value", "allowed"), [("on", True), (" ON ", True), ("", False), ("1", False)]
+)
+def test_caller_thread_ids_are_an_explicit_opt_in(
+    monkeypatch: pytest.MonkeyPatch, value: str, allowed: bool
+) -> None:
+    monkeypatch.setenv(CALLER_THREAD_IDS_ENV, value)
+    assert caller_ids_allowed() is allowed
