@@ -1,7 +1,9 @@
 """How well, and how fast, does the write path's gate judge a fact? The screening corpus
 (`tests/data/screening/`, tuning and held-out parts) through `FactScreen.check`, one fact at a
-time: PII recall per kind, injection recall per language and obfuscation style, benign false
-alarms per class, and latency per fact (median, p95, p99 over every corpus item, repeated).
+time: PII recall per kind and language, secrets refused per class and language, injection
+recall per language and obfuscation style, split instructions caught per language (a batch of
+two), benign false alarms per class and as neighbours, and latency per fact (median, p95, p99
+over every corpus item, repeated).
 
 The peer is the same rules reading only the canonical text (no skeleton, no decoded payloads):
 what the normalisation views buy, and what they cost.
@@ -12,6 +14,7 @@ what the normalisation views buy, and what they cost.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import statistics
 import time
@@ -23,8 +26,18 @@ from typing import Any
 
 from recollect.extraction.injection_patterns import RULES
 from recollect.extraction.normalise import canonical
+from recollect.extraction.screening import screen
 from recollect.extraction.validation import FactScreen, Verdict
-from tests.support.screening_corpus import BENIGN, INJECTIONS, PII, Case, kept_unchanged, leaked
+from tests.support.screening_corpus import (
+    BENIGN,
+    INJECTIONS,
+    PII,
+    SECRETS,
+    SPLITS,
+    Case,
+    kept_unchanged,
+    leaked,
+)
 
 
 def _canonical_only(text: str) -> tuple[str, ...]:
@@ -49,14 +62,46 @@ def _rate(hits: int, total: int) -> float:
     return round(hits / total, 4) if total else 1.0
 
 
-def quality(check: Callable[[str], Verdict]) -> dict[str, Any]:
-    """Recall per class and false alarms, for each split and overall."""
+def quality(
+    check: Callable[[str], Verdict], splits: tuple[str | None, ...] = ("tune", "holdout", None)
+) -> dict[str, Any]:
+    """Recall per class and false alarms, for each split and overall (None)."""
     out: dict[str, Any] = {}
-    for split in ("tune", "holdout", None):
+    for split in splits:
         pii: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        pii_by_lang: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         for case in _of(PII, split):
-            pii[case.kind][1] += 1
-            pii[case.kind][0] += not leaked(case, check(case.text).text)
+            caught = not leaked(case, check(case.text).text)
+            for table, key in ((pii, case.kind), (pii_by_lang, case.lang)):
+                table[key][1] += 1
+                table[key][0] += caught
+        secrets_by: dict[str, dict[str, list[int]]] = {
+            "class": defaultdict(lambda: [0, 0]),
+            "lang": defaultdict(lambda: [0, 0]),
+        }
+        for case in _of(SECRETS, split):
+            verdict = check(case.text)
+            refused = not verdict.accepted and not leaked(case, verdict.text)
+            for axis, key in (("class", f"{case.kind}:{case.style}"), ("lang", case.lang)):
+                secrets_by[axis][key][1] += 1
+                secrets_by[axis][key][0] += refused
+        splits: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        pairs_refused = pairs = 0
+        for pair in SPLITS:
+            if split not in (None, pair.split):
+                continue
+            verdicts = FactScreen().check_batch([(pair.first, None), (pair.second, None)])
+            if pair.injection:
+                splits[pair.lang][1] += 1
+                splits[pair.lang][0] += not any(v.accepted for v in verdicts)
+            else:
+                pairs += 1
+                pairs_refused += not all(v.accepted for v in verdicts)
+        neighbours = [case.text for case in _of(BENIGN, split)]
+        for earlier, later in itertools.pairwise(neighbours):
+            pairs += 1
+            verdicts = FactScreen().check_batch([(earlier, None), (later, None)])
+            pairs_refused += not all(v.accepted for v in verdicts)
         injections_by: dict[str, dict[str, list[int]]] = {
             "lang": defaultdict(lambda: [0, 0]),
             "style": defaultdict(lambda: [0, 0]),
@@ -80,6 +125,22 @@ def quality(check: Callable[[str], Verdict]) -> dict[str, Any]:
             "pii_cases": pii_total,
             "pii_recall": _rate(sum(h for h, _ in pii.values()), pii_total),
             "pii_recall_by_kind": {k: _rate(h, t) for k, (h, t) in sorted(pii.items())},
+            "pii_recall_by_lang": {k: _rate(h, t) for k, (h, t) in sorted(pii_by_lang.items())},
+            "pii_stored": sum(t - h for h, t in pii.values()),
+            "secret_cases": sum(t for _, t in secrets_by["class"].values()),
+            "secrets_stored": sum(t - h for h, t in secrets_by["class"].values()),
+            "secret_refusal_by_class": {
+                k: _rate(h, t) for k, (h, t) in sorted(secrets_by["class"].items())
+            },
+            "secret_refusal_by_lang": {
+                k: _rate(h, t) for k, (h, t) in sorted(secrets_by["lang"].items())
+            },
+            "split_injections": sum(t for _, t in splits.values()),
+            "split_both_halves_refused_by_lang": {
+                k: _rate(h, t) for k, (h, t) in sorted(splits.items())
+            },
+            "benign_neighbour_pairs": pairs,
+            "benign_neighbour_false_alarm_rate": _rate(pairs_refused, pairs),
             "injection_cases": inj_total,
             "injection_recall": _rate(sum(h for h, _ in inj.values()), inj_total),
             "injection_recall_by_lang": {
@@ -101,13 +162,15 @@ def _of(cases: tuple[Case, ...], split: str | None) -> list[Case]:
 
 
 def latency(check: Callable[[str], Verdict], repeats: int) -> dict[str, float]:
-    """Milliseconds per fact over every corpus text, `repeats` times (after one warm-up pass)."""
-    texts = [case.text for case in (*PII, *INJECTIONS, *BENIGN)]
+    """Milliseconds per fact over every corpus text, `repeats` times (after one warm-up pass);
+    the screening cache is emptied before each fact, so no verdict is a cache hit."""
+    texts = [case.text for case in (*PII, *INJECTIONS, *BENIGN, *SECRETS)]
     for text in texts:
         check(text)
     samples: list[float] = []
     for _ in range(repeats):
         for text in texts:
+            screen.cache_clear()
             start = time.perf_counter()
             check(text)
             samples.append((time.perf_counter() - start) * 1000)
@@ -130,7 +193,13 @@ def run(repeats: int) -> dict[str, Any]:
     with _peer():
         peer = {"quality": quality(_check), "latency": latency(_check, repeats)}
     return {
-        "corpus": {"pii": len(PII), "injections": len(INJECTIONS), "benign": len(BENIGN)},
+        "corpus": {
+            "pii": len(PII),
+            "injections": len(INJECTIONS),
+            "benign": len(BENIGN),
+            "secrets": len(SECRETS),
+            "split_pairs": len(SPLITS),
+        },
         "ours": ours,
         "peer_canonical_only": peer,
         "ratios": {
