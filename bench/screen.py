@@ -163,24 +163,31 @@ def _of(cases: tuple[Case, ...], split: str | None) -> list[Case]:
 
 def latency(check: Callable[[str], Verdict], repeats: int) -> dict[str, float]:
     """Milliseconds per fact over every corpus text, `repeats` times (after one warm-up pass);
-    the screening cache is emptied before each fact, so no verdict is a cache hit."""
+    the screening cache is emptied before each fact, so no verdict is a cache hit. `*_of_best`
+    take each fact's fastest pass: what the code costs, without the shared machine's stalls."""
     texts = [case.text for case in (*PII, *INJECTIONS, *BENIGN, *SECRETS)]
     for text in texts:
         check(text)
     samples: list[float] = []
+    best = [float("inf")] * len(texts)
     for _ in range(repeats):
-        for text in texts:
+        for index, text in enumerate(texts):
             screen.cache_clear()
             start = time.perf_counter()
             check(text)
-            samples.append((time.perf_counter() - start) * 1000)
+            elapsed = (time.perf_counter() - start) * 1000
+            samples.append(elapsed)
+            best[index] = min(best[index], elapsed)
     ordered = sorted(samples)
+    fastest = sorted(best)
     return {
         "facts_timed": len(samples),
         "median_ms": round(statistics.median(ordered), 3),
         "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 3),
         "p99_ms": round(ordered[int(0.99 * (len(ordered) - 1))], 3),
         "max_ms": round(ordered[-1], 3),
+        "p95_of_best_ms": round(fastest[int(0.95 * (len(fastest) - 1))], 3),
+        "max_of_best_ms": round(fastest[-1], 3),
     }
 
 
