@@ -15,10 +15,10 @@ import re
 from collections.abc import Iterable
 
 _PASSWORD_WORDS = (
-    r"pass\s?words?|passphrase|login|log-in|wi-?fi\s+(?:password|key)|network\s+key|"  # en
+    r"pass\s?words?|passphrase|login\s+password|wi-?fi\s+(?:password|key)|network\s+key|"  # en
     r"passwort|kennwort|wlan-?(?:passwort|schlüssel|kennwort)|wlan\s+(?:passwort|schlüssel)|"  # de
     r"mot\s+de\s+passe|mdp|clé\s+(?:wi-?fi|wpa)|"  # fr
-    r"contraseña|clave|"  # es
+    r"contraseña|clave\s+(?:del\s+wi-?fi|wi-?fi|secreta|de\s+acceso)|(?:(?<=mi\s)|(?<=tu\s))clave|"
     r"senha|palavra-passe|"  # pt
     r"parola\s+d['’]ordine|"  # it
     r"wachtwoord|wifi-wachtwoord"  # nl

@@ -48,10 +48,13 @@ _PEM = re.compile(
     r"-----BEGIN [A-Z0-9 ]*(?:PRIVATE KEY|KEY BLOCK)[A-Z ]*-----(?:.*?-----END [A-Z0-9 ]*-----|.*)",
     re.DOTALL,
 )
-_CONFIG_LINE = re.compile(r"^\s*(?:export\s+)?[\w.\-\"']+\s*[:=]")
+_CONFIG_LINE = re.compile(
+    r"^\s*(?:export\s+)?[\"']?(?:[A-Za-z0-9]+[_.-][\w.-]*|[A-Z0-9_]{3,})[\"']?\s*[:=]"
+)
 _ASSIGNMENT = re.compile(
     r"(?i)(?<![\w.-])[\w.-]*(?:token|secret|passw(?:or)?d|passwort|pwd|api[_-]?key|access[_-]?key|"
-    r"private[_-]?key|credentials?|auth)[\w.-]*[\"']?\s*[:=]\s*[\"']?(?P<value>[^\s\"',;}]{6,})"
+    r"private[_-]?key|credentials?|auth(?![a-z]))[\w.-]*[\"']?\s*[:=]\s*[\"']?"
+    r"(?P<value>[^\s\"',;}]{6,})"
 )
 """`AUTH_TOKEN=…`, `"api_key": "…"`: the names config files give credentials, beyond the
 plugin's own keyword list (which has no "token")."""
@@ -82,10 +85,14 @@ def _token_around(text: str, value: str) -> Iterable[tuple[int, int]]:
 
 
 def _keyword_value_counts(text: str, value: str) -> bool:
-    """An assigned value is a credential on a config line, quoted, or shaped like one."""
-    if _CONFIG_LINE.match(text) or re.search(rf"['\"`]{re.escape(value)}['\"`]", text):
+    """An assigned value is a credential when quoted, shaped like one (digits, symbols, inner
+    capitals), or set on a config line whose key is an identifier (`DB_PASS=`, `api-key:`);
+    "Favourite author: Tolkien" is prose."""
+    if re.search(rf"['\"`]{re.escape(value)}['\"`]", text):
         return True
-    return " " not in value.strip() and bool(_LOOKS_MADE_UP.search(value))
+    if " " in value.strip():
+        return False
+    return bool(_LOOKS_MADE_UP.search(value)) or bool(_CONFIG_LINE.match(text))
 
 
 def _signature_findings(text: str) -> Iterable[Finding]:

@@ -108,7 +108,7 @@ _PHRASES: dict[str, tuple[str, ...]] = {
         "The wifi password is {pw}",
         "My card PIN is {pin}",
         "Her phone passcode is {pin}",
-        "Netflix login: {pw}",
+        "Netflix password: {pw}",
     ),
     "de": (
         "Mein Passwort ist {pw}",
@@ -215,6 +215,14 @@ _LOOKALIKES: dict[str, tuple[str, ...]] = {
         "Uses base64 for attachments",
     ),
 }
+_LOOKALIKES["prose"] = (  # written after a review of the rules, so part of tuning
+    "Favourite author: Tolkien",
+    "My login is dana.k",
+    "La clave es practicar",
+    "Secret: chocolate",
+    "Her username: dana_k",
+    "Token of appreciation: flowers",
+)
 _HOLDOUT_LOOKALIKES = {"uuid", "identifiers"}
 
 
@@ -231,6 +239,7 @@ def lookalikes() -> Iterator[Row]:
                 n9=_rand(string.digits, 9),
             )
             held = kind in _HOLDOUT_LOOKALIKES or (kind == "words" and i % 3 == 2)
+            held = held and kind != "prose"
             split = "holdout" if held else "tune"
             yield _row(text, f"secret_lookalike_{kind}", split)
 
