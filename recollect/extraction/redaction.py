@@ -2,10 +2,13 @@
 fact is stored, embedded or logged.
 
 Detectors live beside this file, one job each: `pii_patterns` (emails, spelled-out emails,
-cards, IBANs, API keys, street addresses), `national_ids` (ids with their check digits),
-`phones` (international formats through libphonenumber's metadata). Every detector reads the
-text with earlier placeholders already in, so a value is taken once, by the most specific kind.
-Numbers a checksum would take but the words before call an order, ticket or version stay.
+cards, IBANs, API keys, street addresses), `national_ids` and `dated_ids` (ids with their check
+digits or birth dates), `phones` (international formats through libphonenumber's metadata),
+`quasi_ids` (a postcode with a birth date). Every detector reads the text with earlier
+placeholders already in, so a value is taken once, by the most specific kind. Numbers a
+checksum would take but the words before call an order, ticket or version stay. The text is
+also read decoded (`pii_decoding`: entities, spelled `at`/`dot`, numbers in words, …), and that
+reading wins when it shows more values.
 """
 
 from __future__ import annotations

@@ -26,6 +26,10 @@ ENCODED = [
     ("IBAN D E 8 9 3 7 0 4 0 0 4 4 0 5 3 2 0 1 3 0 0 0", "[IBAN]"),
     ("J'habite au 12 rue de la paix, 75002 Paris", "[ADDRESS]"),
     ("Postcode SW1A 1AA, born 12/03/1985", "[POSTCODE]"),
+    ("Lives at 12 rue de la Paix, born 3 March 1990", "[BIRTH_DATE]"),
+    ("Geboren am 12.03.1985, wohnt Hauptstraße 12", "[BIRTH_DATE]"),
+    ("Nacida el 5 de mayo de 1988, vive en Calle Mayor 5", "[BIRTH_DATE]"),
+    ("Nato il 12/03/1985, abita in Via Roma 10", "[BIRTH_DATE]"),
 ]
 
 
@@ -47,6 +51,8 @@ def test_national_ids_are_labelled_as_what_they_are(text: str, label: str) -> No
     [
         "I have two cats and three dogs",
         "Born in 1985 and lives near SW1A",
+        "Born on 3 March 1990",
+        "Postcode SW1A 1AA",
         "Ran 5 miles down main street",
         "Works at booking.com",
         "Scored one, two, three goals",
