@@ -26,8 +26,11 @@ from typing import Any
 
 from recollect.extraction.injection_patterns import RULES
 from recollect.extraction.normalise import canonical
+from recollect.extraction.pii_decoding import decode
+from recollect.extraction.redaction import redact
 from recollect.extraction.screening import screen
-from recollect.extraction.validation import FactScreen, Verdict
+from recollect.extraction.secrets import find_secrets
+from recollect.extraction.validation import FactScreen, Verdict, normalise
 from tests.support.screening_corpus import (
     BENIGN,
     INJECTIONS,
@@ -191,12 +194,38 @@ def latency(check: Callable[[str], Verdict], repeats: int) -> dict[str, float]:
     }
 
 
+CONVERSATIONS = Path("..") / "shared" / "data" / "locomo" / "locomo_dev.json"
+"""Relative to the repository root, where the shared test data sits beside it."""
+
+
+def conversation_turns(path: Path) -> dict[str, Any]:
+    """Real chat turns (LoCoMo), none of which holds a credential or encoded PII: how many the
+    secret rules refuse, and how many the decoded reading redacts."""
+    rows = json.loads(path.read_text(encoding="utf-8"))
+    turns = [
+        turn["text"]
+        for sample in rows
+        for key, session in sample["conversation"].items()
+        if key.startswith("session_") and isinstance(session, list)
+        for turn in session
+        if isinstance(turn.get("text"), str)
+    ]
+    secret = decoded = 0
+    for turn in turns:
+        clean = normalise(turn)
+        secret += bool(find_secrets(clean))
+        decoded += decode(clean) != clean and redact(clean).changed
+    return {"turns": len(turns), "secret_refusals": secret, "decoded_redactions": decoded}
+
+
 def _check(text: str) -> Verdict:
     return FactScreen().check(text)
 
 
-def run(repeats: int) -> dict[str, Any]:
+def run(repeats: int, conversations: Path | None = None) -> dict[str, Any]:
     ours = {"quality": quality(_check), "latency": latency(_check, repeats)}
+    if conversations is not None and conversations.exists():
+        ours["conversation_turns"] = conversation_turns(conversations)
     with _peer():
         peer = {"quality": quality(_check), "latency": latency(_check, repeats)}
     return {
@@ -224,8 +253,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5, help="passes over the corpus to time")
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
+    parser.add_argument(
+        "--conversations",
+        type=Path,
+        default=CONVERSATIONS,
+        help=f"LoCoMo turns for the false-alarm count (default: {CONVERSATIONS}, if present)",
+    )
     args = parser.parse_args()
-    figures = run(args.repeats)
+    figures = run(args.repeats, args.conversations)
     text = json.dumps(figures, indent=2, ensure_ascii=False)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
