@@ -1,4 +1,5 @@
 """Credentials said in words: "my Gmail password is hunter2", "der WLAN-Schlüssel lautet …",
+"her API token is 8f14…",
 "mon code PIN est 4821", "mi contraseña es …", "a senha do wifi é …", "la mia password è …",
 "mijn wachtwoord is …".
 
@@ -15,7 +16,8 @@ import re
 from collections.abc import Iterable
 
 _PASSWORD_WORDS = (
-    r"pass\s?words?|passphrase|login\s+password|wi-?fi\s+(?:password|key)|network\s+key|"  # en
+    r"pass\s?words?|passphrase|passwd|pwd|pw|login\s+password|wi-?fi\s+(?:password|key)|"
+    r"network\s+key|"  # en
     r"passwort|kennwort|wlan-?(?:passwort|schlüssel|kennwort)|wlan\s+(?:passwort|schlüssel)|"  # de
     r"mot\s+de\s+passe|mdp|clé\s+(?:wi-?fi|wpa)|"  # fr
     r"contraseña|clave\s+(?:del\s+wi-?fi|wi-?fi|secreta|de\s+acceso)|(?:(?<=mi\s)|(?<=tu\s))clave|"
@@ -40,9 +42,18 @@ _COPULA = (
     r"(?:\s*[:=]\s*|\s+(?:is|was|is\s+set\s+to|ist|lautet|war|est|était|es|era|é|è|era|sono|"
     r"blijft|wordt|remains)(?!\w)\s*:?\s*)"
 )
-_VALUE = r"(?P<value>[\"'“”„«‘’`][^\"'“”„«»‘’`]{1,64}[\"'“”»‘’`]|\d(?:[\d \-.]*\d)?|[^\s]+)"
+_VALUE = (
+    r"(?P<value>[\"'“”„«‘’`][^\"'“”„«»‘’`]{1,64}[\"'“”»‘’`]"  # quoted
+    r"|\d(?:[\d \-.]*\d)?(?![^\s.,;:!?])"  # digits, maybe said one by one
+    r"|[^\s]+)"
+)
+_KEY_WORDS = (
+    r"(?:api|access|auth|bearer|secret|private|personal\s+access|refresh|session)[\s_-]*"
+    r"(?:token|key)|tokens?|api[\s_-]*keys?|schlüssel|clé\s+(?:api|secrète)|chiave\s+api"
+)
 PHRASE = re.compile(
-    rf"(?i)(?<![\w-])(?:(?P<password>{_PASSWORD_WORDS})|(?P<code>{_CODE_WORDS}))(?![\w-])"
+    rf"(?i)(?<![\w-])(?:(?P<password>{_PASSWORD_WORDS})|(?P<code>{_CODE_WORDS})|"
+    rf"(?P<key>{_KEY_WORDS}))(?![\w-])"
     rf"{_QUALIFIER}{_COPULA}{_VALUE}"
 )
 _NOT_A_VALUE = frozenset(
@@ -86,6 +97,8 @@ def _counts(match: re.Match[str]) -> bool:
         return len(digits) >= 3 and not _UNITS.match(match.string, match.end())
     if match.group("code"):
         return sum(c.isdigit() for c in bare) >= 3
+    if match.group("key"):  # a key or token said in words: long, letters and digits mixed
+        return len(bare) >= 16 and bool(re.search(r"\d", bare) and re.search(r"[a-zA-Z]", bare))
     if _MADE_UP.search(bare):
         return True
     ends_clause = bool(_CLAUSE_END.match(match.string, match.start("value") + len(bare)))
@@ -98,5 +111,7 @@ def find(text: str) -> Iterable[tuple[int, int, str]]:
         if _counts(match):
             value = match.group("value")
             end = match.start("value") + len(value.rstrip(".,;:!?")) if value[0].isalnum() else 0
-            kind = "passcode" if match.group("code") else "password"
+            kind = (
+                "passcode" if match.group("code") else "token" if match.group("key") else "password"
+            )
             yield match.start("value"), end or match.end("value"), kind

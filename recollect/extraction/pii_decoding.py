@@ -41,7 +41,7 @@ _NUMBER_WORDS = {
     "nl": "nul een twee drie vier vijf zes zeven acht negen tien honderd duizend",
 }
 _WORDS_OF = {
-    lang: re.compile(rf"(?i)(?<![\w-])(?:{'|'.join(words.split())})(?![\w-])")
+    lang: re.compile(rf"(?i)(?<!\w)(?:{'|'.join(words.split())})(?!\w)")
     for lang, words in _NUMBER_WORDS.items()
 }
 _ENOUGH_WORDS = 4
@@ -71,10 +71,14 @@ def _email(match: re.Match[str]) -> str:
     return f"{match.group('local')}@{_DOT_SPELLED.sub('.', match.group('domain'))}"
 
 
+_WORD_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
+""""one-two-three": digits said one by one and hyphenated are separate numbers."""
+
+
 def _number_words(text: str) -> str:
     for lang, words in _WORDS_OF.items():
         if len(words.findall(text)) >= _ENOUGH_WORDS:
-            text = alpha2digit(text, lang)
+            text = alpha2digit(_WORD_HYPHEN.sub(" ", text), lang)
     return _SPOKEN_ZERO.sub(r"\g<1>0", text)
 
 

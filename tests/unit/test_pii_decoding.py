@@ -15,6 +15,7 @@ ENCODED = [
     ("My SSN is one two three, four five, six seven eight nine", "[SSN]"),
     ("Meine SSN ist eins zwei drei, vier fünf, sechs sieben acht neun", "[SSN]"),
     ("SSN 123-45-678O", "[SSN]"),
+    ("SSN one-two-three-four-five-six-seven-eight-nine", "[SSN]"),
     ("Email ana&#64;example.com", "[EMAIL]"),
     ("Email ana%40example.com", "[EMAIL]"),
     ("Email ana_at_example_dot_com", "[EMAIL]"),

@@ -21,7 +21,25 @@ REPORTED = [
     "The wifi password is bluebird",
     "My card PIN is 4821",
     "My PIN is four eight two one",
+    "wifi pw is Sunny2024",
+    "Her API token is 8f14e45fceea167a5a36dedd4bea2543",
 ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tokens are 4 per request",
+        "The token is valid for 30 days",
+        "My API key is in the vault",
+        "The PIN is 4 digits long",
+        "Uses JWT tokens for auth",
+    ],
+)
+def test_talk_about_credentials_is_kept(text: str) -> None:
+    verdict = FactScreen().check(text)
+    assert verdict.accepted
+    assert verdict.text == text
 
 
 @pytest.mark.parametrize("text", REPORTED)
