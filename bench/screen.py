@@ -1,7 +1,9 @@
 """How well, and how fast, does the write path's gate judge a fact? The screening corpus
 (`tests/data/screening/`, tuning and held-out parts) through `FactScreen.check`, one fact at a
-time: PII recall per kind, injection recall per language and obfuscation style, benign false
-alarms per class, and latency per fact (median, p95, p99 over every corpus item, repeated).
+time: PII recall per kind and language, secrets refused per class and language, injection
+recall per language and obfuscation style, split instructions caught per language (a batch of
+two), benign false alarms per class and as neighbours, and latency per fact (median, p95, p99
+over every corpus item, repeated).
 
 The peer is the same rules reading only the canonical text (no skeleton, no decoded payloads):
 what the normalisation views buy, and what they cost.
@@ -12,6 +14,7 @@ what the normalisation views buy, and what they cost.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import statistics
 import time
@@ -23,8 +26,21 @@ from typing import Any
 
 from recollect.extraction.injection_patterns import RULES
 from recollect.extraction.normalise import canonical
-from recollect.extraction.validation import FactScreen, Verdict
-from tests.support.screening_corpus import BENIGN, INJECTIONS, PII, Case, kept_unchanged, leaked
+from recollect.extraction.pii_decoding import decode
+from recollect.extraction.redaction import redact
+from recollect.extraction.screening import screen
+from recollect.extraction.secrets import find_secrets
+from recollect.extraction.validation import FactScreen, Verdict, normalise
+from tests.support.screening_corpus import (
+    BENIGN,
+    INJECTIONS,
+    PII,
+    SECRETS,
+    SPLITS,
+    Case,
+    kept_unchanged,
+    leaked,
+)
 
 
 def _canonical_only(text: str) -> tuple[str, ...]:
@@ -49,14 +65,46 @@ def _rate(hits: int, total: int) -> float:
     return round(hits / total, 4) if total else 1.0
 
 
-def quality(check: Callable[[str], Verdict]) -> dict[str, Any]:
-    """Recall per class and false alarms, for each split and overall."""
+def quality(
+    check: Callable[[str], Verdict], splits: tuple[str | None, ...] = ("tune", "holdout", None)
+) -> dict[str, Any]:
+    """Recall per class and false alarms, for each split and overall (None)."""
     out: dict[str, Any] = {}
-    for split in ("tune", "holdout", None):
+    for split in splits:
         pii: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        pii_by_lang: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         for case in _of(PII, split):
-            pii[case.kind][1] += 1
-            pii[case.kind][0] += not leaked(case, check(case.text).text)
+            caught = not leaked(case, check(case.text).text)
+            for table, key in ((pii, case.kind), (pii_by_lang, case.lang)):
+                table[key][1] += 1
+                table[key][0] += caught
+        secrets_by: dict[str, dict[str, list[int]]] = {
+            "class": defaultdict(lambda: [0, 0]),
+            "lang": defaultdict(lambda: [0, 0]),
+        }
+        for case in _of(SECRETS, split):
+            verdict = check(case.text)
+            refused = not verdict.accepted and not leaked(case, verdict.text)
+            for axis, key in (("class", f"{case.kind}:{case.style}"), ("lang", case.lang)):
+                secrets_by[axis][key][1] += 1
+                secrets_by[axis][key][0] += refused
+        splits: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        pairs_refused = pairs = 0
+        for pair in SPLITS:
+            if split not in (None, pair.split):
+                continue
+            verdicts = FactScreen().check_batch([(pair.first, None), (pair.second, None)])
+            if pair.injection:
+                splits[pair.lang][1] += 1
+                splits[pair.lang][0] += not any(v.accepted for v in verdicts)
+            else:
+                pairs += 1
+                pairs_refused += not all(v.accepted for v in verdicts)
+        neighbours = [case.text for case in _of(BENIGN, split)]
+        for earlier, later in itertools.pairwise(neighbours):
+            pairs += 1
+            verdicts = FactScreen().check_batch([(earlier, None), (later, None)])
+            pairs_refused += not all(v.accepted for v in verdicts)
         injections_by: dict[str, dict[str, list[int]]] = {
             "lang": defaultdict(lambda: [0, 0]),
             "style": defaultdict(lambda: [0, 0]),
@@ -80,6 +128,22 @@ def quality(check: Callable[[str], Verdict]) -> dict[str, Any]:
             "pii_cases": pii_total,
             "pii_recall": _rate(sum(h for h, _ in pii.values()), pii_total),
             "pii_recall_by_kind": {k: _rate(h, t) for k, (h, t) in sorted(pii.items())},
+            "pii_recall_by_lang": {k: _rate(h, t) for k, (h, t) in sorted(pii_by_lang.items())},
+            "pii_stored": sum(t - h for h, t in pii.values()),
+            "secret_cases": sum(t for _, t in secrets_by["class"].values()),
+            "secrets_stored": sum(t - h for h, t in secrets_by["class"].values()),
+            "secret_refusal_by_class": {
+                k: _rate(h, t) for k, (h, t) in sorted(secrets_by["class"].items())
+            },
+            "secret_refusal_by_lang": {
+                k: _rate(h, t) for k, (h, t) in sorted(secrets_by["lang"].items())
+            },
+            "split_injections": sum(t for _, t in splits.values()),
+            "split_both_halves_refused_by_lang": {
+                k: _rate(h, t) for k, (h, t) in sorted(splits.items())
+            },
+            "benign_neighbour_pairs": pairs,
+            "benign_neighbour_false_alarm_rate": _rate(pairs_refused, pairs),
             "injection_cases": inj_total,
             "injection_recall": _rate(sum(h for h, _ in inj.values()), inj_total),
             "injection_recall_by_lang": {
@@ -101,36 +165,77 @@ def _of(cases: tuple[Case, ...], split: str | None) -> list[Case]:
 
 
 def latency(check: Callable[[str], Verdict], repeats: int) -> dict[str, float]:
-    """Milliseconds per fact over every corpus text, `repeats` times (after one warm-up pass)."""
-    texts = [case.text for case in (*PII, *INJECTIONS, *BENIGN)]
+    """Milliseconds per fact over every corpus text, `repeats` times (after one warm-up pass);
+    the screening cache is emptied before each fact, so no verdict is a cache hit. `*_of_best`
+    take each fact's fastest pass: what the code costs, without the shared machine's stalls."""
+    texts = [case.text for case in (*PII, *INJECTIONS, *BENIGN, *SECRETS)]
     for text in texts:
         check(text)
     samples: list[float] = []
+    best = [float("inf")] * len(texts)
     for _ in range(repeats):
-        for text in texts:
+        for index, text in enumerate(texts):
+            screen.cache_clear()
             start = time.perf_counter()
             check(text)
-            samples.append((time.perf_counter() - start) * 1000)
+            elapsed = (time.perf_counter() - start) * 1000
+            samples.append(elapsed)
+            best[index] = min(best[index], elapsed)
     ordered = sorted(samples)
+    fastest = sorted(best)
     return {
         "facts_timed": len(samples),
         "median_ms": round(statistics.median(ordered), 3),
         "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 3),
         "p99_ms": round(ordered[int(0.99 * (len(ordered) - 1))], 3),
         "max_ms": round(ordered[-1], 3),
+        "p95_of_best_ms": round(fastest[int(0.95 * (len(fastest) - 1))], 3),
+        "max_of_best_ms": round(fastest[-1], 3),
     }
+
+
+CONVERSATIONS = Path("..") / "shared" / "data" / "locomo" / "locomo_dev.json"
+"""Relative to the repository root, where the shared test data sits beside it."""
+
+
+def conversation_turns(path: Path) -> dict[str, Any]:
+    """Real chat turns (LoCoMo), none of which holds a credential or encoded PII: how many the
+    secret rules refuse, and how many the decoded reading redacts."""
+    rows = json.loads(path.read_text(encoding="utf-8"))
+    turns = [
+        turn["text"]
+        for sample in rows
+        for key, session in sample["conversation"].items()
+        if key.startswith("session_") and isinstance(session, list)
+        for turn in session
+        if isinstance(turn.get("text"), str)
+    ]
+    secret = decoded = 0
+    for turn in turns:
+        clean = normalise(turn)
+        secret += bool(find_secrets(clean))
+        decoded += decode(clean) != clean and redact(clean).changed
+    return {"turns": len(turns), "secret_refusals": secret, "decoded_redactions": decoded}
 
 
 def _check(text: str) -> Verdict:
     return FactScreen().check(text)
 
 
-def run(repeats: int) -> dict[str, Any]:
+def run(repeats: int, conversations: Path | None = None) -> dict[str, Any]:
     ours = {"quality": quality(_check), "latency": latency(_check, repeats)}
+    if conversations is not None and conversations.exists():
+        ours["conversation_turns"] = conversation_turns(conversations)
     with _peer():
         peer = {"quality": quality(_check), "latency": latency(_check, repeats)}
     return {
-        "corpus": {"pii": len(PII), "injections": len(INJECTIONS), "benign": len(BENIGN)},
+        "corpus": {
+            "pii": len(PII),
+            "injections": len(INJECTIONS),
+            "benign": len(BENIGN),
+            "secrets": len(SECRETS),
+            "split_pairs": len(SPLITS),
+        },
         "ours": ours,
         "peer_canonical_only": peer,
         "ratios": {
@@ -148,8 +253,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5, help="passes over the corpus to time")
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
+    parser.add_argument(
+        "--conversations",
+        type=Path,
+        default=CONVERSATIONS,
+        help=f"LoCoMo turns for the false-alarm count (default: {CONVERSATIONS}, if present)",
+    )
     args = parser.parse_args()
-    figures = run(args.repeats)
+    figures = run(args.repeats, args.conversations)
     text = json.dumps(figures, indent=2, ensure_ascii=False)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -46,8 +46,9 @@ def register(commands: Any) -> None:
     screen.add_argument(
         "--batch",
         action="store_true",
-        help="treat stdin as one extraction batch (duplicates and per-category caps apply "
-        "across lines); by default each line is judged on its own",
+        help="treat stdin as one extraction batch (duplicates, per-category caps and "
+        "instructions split across neighbouring lines are judged across lines); by default "
+        "each line is judged on its own",
     )
     screen.set_defaults(run=run_screen)
     review = actions.add_parser(
@@ -97,17 +98,21 @@ def run_screen(args: argparse.Namespace) -> int:
     """One JSON verdict per input line; blank lines are skipped; exit 0 even if some fail.
 
     Each line is judged on its own, so a verdict never depends on what came before; `--batch`
-    reads the lines as one extraction would (duplicates and category caps across lines)."""
+    reads the lines as one extraction would (duplicates and category caps across lines, and
+    an instruction split across neighbouring lines refused in both halves)."""
     policy = ValidationPolicy.from_env()
-    batch = FactScreen(policy)
     if isinstance(sys.stdin, io.TextIOWrapper):
         sys.stdin.reconfigure(errors="replace")  # a stray byte must not end the run
-    for raw in sys.stdin:
-        line = raw.rstrip("\n")
-        if not line.strip():
-            continue
-        screen = batch if args.batch else FactScreen(policy)
-        print(json.dumps(screen.check(line, args.category).as_json()), flush=True)
+    lines = (raw.rstrip("\n") for raw in sys.stdin)
+    if args.batch:
+        batch = [(line, args.category) for line in lines if line.strip()]
+        for verdict in FactScreen(policy).check_batch(batch):
+            print(json.dumps(verdict.as_json()), flush=True)
+        return 0
+    for line in lines:
+        if line.strip():
+            verdict = FactScreen(policy).check(line, args.category)
+            print(json.dumps(verdict.as_json()), flush=True)
     return 0
 
 

@@ -63,8 +63,15 @@ _NOT_DISTANCE = (
     r"hours?|yards?|feet|ft|streets|avenues|roads)\b)"
 )
 _NAME = r"(?:[A-Z0-9ÀÂÄÉÈÊËÎÏÔÖÙÛÜÇÁÍÓÚÑŁŚŻŹ][\w'’.-]*)"
+_ANY_NAME = r"(?:[\w'’-]+)"
+_POSTCODE_CITY = (
+    r"(?:,?\s*(?:[A-Z][\w'’-]+,?\s+)?(?:\d{4,5}|[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2})(?![\w])"
+    rf"(?:\s+{_NAME}(?:[\s-]{_NAME})?)?)?"
+)
+"""A postcode (and the city around it) after a street is part of the address."""
 ADDRESS = re.compile(
-    "|".join(
+    "(?:"
+    + "|".join(
         (
             # 221B Baker Street, Apt 4 / 1600 Pennsylvania Avenue NW
             rf"(?<![\w])\d{{1,5}}[A-Za-z]?,?\s+{_NOT_DISTANCE}(?:{_NAME}\s+){{1,4}}(?:{_STREET_EN})(?![\w])"
@@ -76,7 +83,7 @@ ADDRESS = re.compile(
             # 12 rue de la Paix, 5 bis avenue Victor Hugo
             r"(?<![\w])\d{1,4}(?:\s?(?:bis|ter))?,?\s+(?:rue|avenue|av\.|boulevard|bd|place|chemin|"
             r"allée|impasse|quai|route|cours)\s+(?:(?:de\s+la|de\s+l'|du|des|de|d')\s*)?"
-            rf"{_NAME}(?:[\s-]+{_NAME}){{0,3}}",
+            rf"{_ANY_NAME}(?:[\s-]+{_NAME}){{0,3}}",
             # Calle Mayor 5, Via Roma 10, Rua Augusta, 274, Avenida Paulista 1000
             r"(?<![\w])(?:Calle|C/|Avenida|Avda\.?|Plaza|Paseo|Carrer|Via|Viale|Piazza|Corso|Largo|"
             r"Rua|Travessa|Praça|Alameda|Rambla)\s+(?:(?:de\s+la|del|de|dos|das|da|do|di|della|"
@@ -92,6 +99,8 @@ ADDRESS = re.compile(
             r"\bP\.?\s?O\.?\s+Box\s+\d+",
         )
     )
+    + ")"
+    + _POSTCODE_CITY
 )
 
 ADDRESS_NAMED = re.compile(

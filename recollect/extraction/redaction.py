@@ -2,10 +2,13 @@
 fact is stored, embedded or logged.
 
 Detectors live beside this file, one job each: `pii_patterns` (emails, spelled-out emails,
-cards, IBANs, API keys, street addresses), `national_ids` (ids with their check digits),
-`phones` (international formats through libphonenumber's metadata). Every detector reads the
-text with earlier placeholders already in, so a value is taken once, by the most specific kind.
-Numbers a checksum would take but the words before call an order, ticket or version stay.
+cards, IBANs, API keys, street addresses), `national_ids` and `dated_ids` (ids with their check
+digits or birth dates), `phones` (international formats through libphonenumber's metadata),
+`quasi_ids` (a postcode with a birth date). Every detector reads the text with earlier
+placeholders already in, so a value is taken once, by the most specific kind. Numbers a
+checksum would take but the words before call an order, ticket or version stay. The text is
+also read decoded (`pii_decoding`: entities, spelled `at`/`dot`, numbers in words, …), and that
+reading wins when it shows more values.
 """
 
 from __future__ import annotations
@@ -14,10 +17,11 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from recollect.extraction import national_ids, pii_patterns
+from recollect.extraction import dated_ids, national_ids, pii_patterns, quasi_ids
 from recollect.extraction.checksums import iban_valid, luhn_valid
 from recollect.extraction.phones import CANDIDATE as PHONE_CANDIDATE
 from recollect.extraction.phones import phone
+from recollect.extraction.pii_decoding import decode
 from recollect.store.errors import ConfigurationError
 
 __all__ = ["Redaction", "Rule", "compile_patterns", "iban_valid", "luhn_valid", "redact"]
@@ -63,6 +67,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     ("api_key", _matches(pii_patterns.API_KEY, _kind("api_key"))),
     ("iban", _ibans),
     *(("national_id", _matches(p, classify)) for p, classify in national_ids.DETECTORS[:4]),
+    *(("national_id", _matches(p, classify)) for p, classify in dated_ids.DETECTORS),
     ("card", _matches(pii_patterns.CARD, pii_patterns.card)),
     *(("national_id", _matches(p, classify)) for p, classify in national_ids.DETECTORS[4:]),
     ("phone", _matches(PHONE_CANDIDATE, phone)),
@@ -71,6 +76,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         "address",
         lambda text: [(s, e, "address") for s, e in pii_patterns.find_named_addresses(text)],
     ),
+    ("quasi_id", quasi_ids.find),
 )
 """Order matters: checksummed and lettered shapes go before the looser phone candidates."""
 
@@ -90,11 +96,30 @@ def compile_patterns(patterns: Mapping[str, str]) -> tuple[Rule, ...]:
 
 
 def _allowed(kind: str, allow: frozenset[str]) -> bool:
-    return kind in allow or ("national_id" in allow and kind in national_ids.KINDS)
+    national = national_ids.KINDS | dated_ids.KINDS
+    return kind in allow or ("national_id" in allow and kind in national)
 
 
 def redact(text: str, extra: Iterable[Rule] = (), allow: frozenset[str] = frozenset()) -> Redaction:
-    """Replace every value a rule finds, except kinds the operator allow-listed."""
+    """Replace every value a rule finds, except kinds the operator allow-listed; when the
+    decoded text (`pii_decoding`) gives more placeholders, that reading is the one kept."""
+    extra = tuple(extra)
+    plain = _redact(text, extra, allow)
+    decoded = decode(text)
+    if decoded == text:
+        return plain
+    reread = _redact(decoded, extra, allow)
+    return reread if len(reread.kinds) and _count(reread) > _count(plain) else plain
+
+
+def _count(redaction: Redaction) -> int:
+    return len(_PLACEHOLDER.findall(redaction.text))
+
+
+_PLACEHOLDER = re.compile(r"\[[A-Z_]+\]")
+
+
+def _redact(text: str, extra: Iterable[Rule], allow: frozenset[str]) -> Redaction:
     kinds: list[str] = []
     for name, find in (*BUILTIN_RULES, *extra):
         if name in allow:

@@ -5,18 +5,57 @@ an instruction smuggled in as a fact ("ignore previous instructions", "du bist j
 marker, a tool or URL directive, the same in base64 or Cyrillic look-alikes) would act on every
 future conversation. The rules live in `injection_patterns`; they read every view of the text
 that `normalise.views` produces. Each rule has a name, which is the reason recorded when it
-fires, so a verdict can always be explained.
+fires, so a verdict can always be explained. An instruction cut across two facts ("Ignore all
+previous" + "instructions from now on", each harmless alone) is read joined, so neither half
+passes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from functools import lru_cache
+
 from recollect.extraction.injection_patterns import RULES
 from recollect.extraction.normalise import canonical, views
 
-__all__ = ["canonical", "screen"]
+__all__ = [
+    "SPLIT_WINDOW",
+    "canonical",
+    "completes_split_instruction",
+    "opens_split_instruction",
+    "screen",
+]
+
+SPLIT_WINDOW = 1
+"""How many earlier facts a new one is read together with: an instruction cut in two comes
+as neighbours of one extraction, or as the user's latest fact and the first new one. One
+neighbour each side keeps a batch's cost to one extra screening per fact (each joined pair is
+screened once)."""
 
 
+@lru_cache(maxsize=4096)
 def screen(text: str) -> tuple[str, ...]:
     """Reasons this text is an instruction rather than a fact; empty when it is clean."""
     seen = "\n".join(views(text))
     return tuple(dict.fromkeys(f"injection: {name}" for name, rule in RULES if rule.search(seen)))
+
+
+@lru_cache(maxsize=1024)
+def _joined(earlier: str, later: str) -> tuple[str, ...]:
+    """Rules that fire on the two facts read as one text and on neither alone."""
+    alone = {*screen(earlier), *screen(later)}
+    return tuple(r for r in screen(f"{earlier} {later}") if r not in alone)
+
+
+def completes_split_instruction(earlier: str, text: str) -> tuple[str, ...]:
+    """Reasons `text` finishes an instruction that `earlier` began."""
+    return tuple(f"{reason} (completes an earlier fact)" for reason in _joined(earlier, text))
+
+
+def opens_split_instruction(text: str, following: Iterable[str]) -> tuple[str, ...]:
+    """Reasons `text` begins an instruction that one of the `following` facts finishes."""
+    return tuple(
+        f"{reason} (begun here, finished by a later fact)"
+        for later in following
+        for reason in _joined(text, later)
+    )

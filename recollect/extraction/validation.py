@@ -1,8 +1,10 @@
 """The one gate every candidate fact passes before it is stored, embedded or logged.
 
 Order matters: injection screening reads the raw text (so "send it to a@b.com" is still seen
-as a directive), redaction runs before anything keeps the text, and de-duplication and caps
-read the normalised, redacted form. `recollect memory screen` runs exactly this.
+as a directive), and with the facts just before it (an instruction split in two); credentials
+are masked and the fact refused; redaction runs before anything keeps the text, and
+de-duplication and caps read the normalised, redacted form. `recollect memory screen` runs
+exactly this.
 """
 
 from __future__ import annotations
@@ -11,13 +13,20 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from recollect.extraction.normalise import canonical
+from recollect.extraction.pii_decoding import decode
 from recollect.extraction.redaction import Rule, compile_patterns, redact
-from recollect.extraction.screening import screen
+from recollect.extraction.screening import (
+    SPLIT_WINDOW,
+    completes_split_instruction,
+    opens_split_instruction,
+    screen,
+)
+from recollect.extraction.secrets import find_secrets, mask
 from recollect.longterm.records import FactCategory
 from recollect.store.errors import ConfigurationError
 
@@ -85,12 +94,17 @@ class FactScreen:
     policy: ValidationPolicy = field(default_factory=ValidationPolicy)
     known_keys: set[str] = field(default_factory=set)
     """Keys already stored for this user; a candidate matching one is a duplicate."""
+    recent: list[str] = field(default_factory=list)
+    """The user's latest facts, oldest first; each checked fact joins them (see `SPLIT_WINDOW`)."""
     _per_category: Counter[str] = field(default_factory=Counter, init=False)
 
     def check(self, text: str, category: str | None = None) -> Verdict:
         """The verdict for one candidate; `category` None skips the allow-list (plain text)."""
         clean = normalise(text)
-        reasons: list[str] = list(screen(text))
+        reasons: list[str] = [*screen(text), *self._split_with_recent(text)]
+        self.recent = [*self.recent, text][-SPLIT_WINDOW:]
+        clean, secret_kinds = _without_secrets(clean)
+        reasons += [f"secret: {kind}" for kind in secret_kinds]
         redaction = redact(clean, self.policy.extra_patterns, self.policy.allow_pii)
         reasons += [f"redacted: {kind}" for kind in redaction.kinds]
         key = dedup_key(redaction.text)
@@ -120,7 +134,41 @@ class FactScreen:
         return Verdict(not rejected, redaction.text, tuple(reasons), key)
 
     def check_all(self, texts: Iterable[str]) -> list[Verdict]:
-        return [self.check(text) for text in texts]
+        return self.check_batch([(text, None) for text in texts])
+
+    def check_batch(self, candidates: Sequence[tuple[str, str | None]]) -> list[Verdict]:
+        """Verdicts for one extraction's facts, in order: besides `check`, a fact that begins
+        an instruction a following fact finishes is refused too, not only the one finishing it."""
+        texts = [text for text, _ in candidates]
+        verdicts = []
+        for index, (text, category) in enumerate(candidates):
+            verdict = self.check(text, category)
+            opened = opens_split_instruction(text, texts[index + 1 : index + 1 + SPLIT_WINDOW])
+            if opened and verdict.accepted:
+                self.known_keys.discard(verdict.key)
+                self._per_category[category or ""] -= 1
+            if opened:
+                reasons = (*verdict.reasons, *opened)
+                verdict = Verdict(False, verdict.text, tuple(dict.fromkeys(reasons)), verdict.key)
+            verdicts.append(verdict)
+        return verdicts
+
+    def _split_with_recent(self, text: str) -> list[str]:
+        """Reasons `text` completes an instruction that a recent fact began."""
+        return [
+            reason
+            for earlier in self.recent[-SPLIT_WINDOW:]
+            for reason in completes_split_instruction(earlier, text)
+        ]
+
+
+def _without_secrets(text: str) -> tuple[str, tuple[str, ...]]:
+    """The text with credentials masked, and their kinds; the decoded reading counts too
+    ("my PIN is four eight two one")."""
+    found = find_secrets(text)
+    if not found and (decoded := decode(text)) != text and (found := find_secrets(decoded)):
+        text = decoded
+    return mask(text, found), tuple(dict.fromkeys(kind for *_, kind in found))
 
 
 def normalise(text: str) -> str:

@@ -28,6 +28,7 @@ from recollect.extraction.failures import unfixable
 from recollect.extraction.offline_extractor import offline_facts
 from recollect.extraction.records import ExtractedFact
 from recollect.extraction.redaction import redact
+from recollect.extraction.screening import SPLIT_WINDOW
 from recollect.extraction.validation import FactScreen, ValidationPolicy
 from recollect.longterm.configured import configured_memory
 from recollect.longterm.facts import LongTermMemory
@@ -66,6 +67,15 @@ KNOWN_KEYS = """
 SELECT dedup_key FROM fact_candidates
 WHERE org_id = %(org_id)s AND user_id = %(user_id)s AND status IN ('stored', 'review')
 """
+
+RECENT_FACTS = """
+SELECT text FROM (
+    SELECT text, id FROM fact_candidates
+    WHERE org_id = %(org_id)s AND user_id = %(user_id)s AND status IN ('stored', 'review')
+    ORDER BY id DESC LIMIT %(limit)s
+) latest ORDER BY id
+"""
+"""The user's latest kept facts, oldest first: a new fact may finish an instruction they began."""
 
 INSERT_CANDIDATE = """
 INSERT INTO fact_candidates (org_id, user_id, session_id, thread_id, job_id, text, category,
@@ -287,11 +297,15 @@ class Worker:
         locked = {r["message_id"] for r in conn.execute(LOCK_MESSAGES, {**scope, "ids": ids})}
         if locked != set(ids):
             raise LeaseLostError(f"job {job.id}: messages were extracted by another worker")
-        screen = FactScreen(self.policy, {r["dedup_key"] for r in conn.execute(KNOWN_KEYS, scope)})
+        screen = FactScreen(
+            self.policy,
+            {r["dedup_key"] for r in conn.execute(KNOWN_KEYS, scope)},
+            [r["text"] for r in conn.execute(RECENT_FACTS, {**scope, "limit": SPLIT_WINDOW})],
+        )
         counts = {"stored": 0, "review": 0, "rejected": 0}
         verdicts: list[dict[str, Any]] = []
-        for fact in facts:
-            verdict = screen.check(fact.text, fact.category)
+        judged = screen.check_batch([(fact.text, fact.category) for fact in facts])
+        for fact, verdict in zip(facts, judged, strict=True):
             status = "rejected"
             fact_id: str | None = None
             if verdict.accepted and fact.action == "none":

@@ -1,6 +1,6 @@
 """The labelled corpus through a whole background job and the real long-term engine (embedding
 through the real OpenAI client to the scripted server): no raw PII in any table or in any text
-sent to the embedder, no instruction stored, every benign fact kept."""
+sent to the embedder, no instruction or credential stored, every benign fact kept."""
 
 from __future__ import annotations
 
@@ -82,5 +82,6 @@ def test_corpus_through_the_write_path(
     assert leaked_to_store == []
     assert injections_stored == []
     assert benign_kept == list(BENIGN)
-    assert outcome.stored == len(PII) - 1 + len(BENIGN)  # one equals another once redacted
-    assert outcome.rejected == len(INJECTIONS) + 1
+    credentials = [text for text, raw in PII if raw.startswith(("sk-", "AKIA"))]  # refused
+    assert outcome.stored == len(PII) - 1 - len(credentials) + len(BENIGN)  # one is a duplicate
+    assert outcome.rejected == len(INJECTIONS) + 1 + len(credentials)

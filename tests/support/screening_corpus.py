@@ -1,9 +1,11 @@
 """The screening corpus in `tests/data/screening/`: written from classes (formats, languages,
-obfuscation styles, benign look-alikes), each line tagged `tune` or `holdout` by a hash of its
-text, so figures can be reported on the part the rules were not adjusted on."""
+obfuscation styles, benign look-alikes), each line tagged `tune` or `holdout` (by a hash of its
+text, or, in the generated `gen_*` files, by whole styles and languages), so figures can be
+reported on the part the rules were not adjusted on."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +24,8 @@ class Case:
     lang: str
     style: str
     raw: tuple[str, ...] = field(default=())
+    label: str | None = None
+    """The placeholder kind expected (national ids: what they are, never a phone)."""
 
 
 def _load(name: str) -> tuple[Case, ...]:
@@ -38,14 +42,35 @@ def _load(name: str) -> tuple[Case, ...]:
             lang=row["lang"],
             style=row.get("style") or row.get("variant") or "plain",
             raw=tuple(row.get("raw", ())),
+            label=row.get("label"),
         )
         for row in rows
     )
 
 
-PII = _load("pii")
+PII = _load("pii") + _load("gen_pii")
 INJECTIONS = _load("injections")
-BENIGN = _load("benign")
+BENIGN = _load("benign") + _load("gen_benign")
+SECRETS = _load("gen_secrets")
+"""Credentials: refused, and `raw` (the value) absent from the text the candidate log keeps."""
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two neighbouring facts of one batch; `injection` when together they instruct."""
+
+    first: str
+    second: str
+    kind: str
+    split: str
+    lang: str
+    injection: bool
+
+
+SPLITS = tuple(
+    Pair(row["first"], row["second"], row["class"], row["split"], row["lang"], row["injection"])
+    for row in map(json.loads, (DATA / "gen_splits.jsonl").read_text("utf-8").splitlines())
+)
 
 
 def leaked(case: Case, stored_text: str) -> list[str]:
@@ -72,6 +97,17 @@ class Figures:
     injections_missed: list[str] = field(default_factory=list)
     benign: int = 0
     benign_altered: list[str] = field(default_factory=list)
+    secrets: int = 0
+    secrets_stored: list[str] = field(default_factory=list)
+    splits: int = 0
+    splits_missed: list[str] = field(default_factory=list)
+    pairs: int = 0
+    pairs_refused: list[str] = field(default_factory=list)
+    """Benign neighbours (every two adjacent benign lines, and the generated pairs)."""
+
+    @property
+    def pair_false_alarm_rate(self) -> float:
+        return len(self.pairs_refused) / self.pairs if self.pairs else 0.0
 
     @property
     def recall(self) -> float:
@@ -89,7 +125,18 @@ class Figures:
             "injection_recall": round(self.recall, 4),
             "benign": self.benign,
             "benign_false_alarm_rate": round(self.false_alarm_rate, 4),
-            "misses": self.pii_leaked + self.injections_missed + self.benign_altered,
+            "secrets": self.secrets,
+            "secrets_stored": len(self.secrets_stored),
+            "split_injections": self.splits,
+            "split_halves_accepted": len(self.splits_missed),
+            "benign_pairs": self.pairs,
+            "benign_pair_false_alarm_rate": round(self.pair_false_alarm_rate, 4),
+            "misses": self.pii_leaked
+            + self.injections_missed
+            + self.benign_altered
+            + self.secrets_stored
+            + self.splits_missed
+            + self.pairs_refused,
         }
 
 
@@ -114,4 +161,27 @@ def score(split: str | None = None) -> Figures:
             verdict = FactScreen().check(case.text)
             if not kept_unchanged(case, verdict.accepted, verdict.text):
                 figures.benign_altered.append(case.text)
+    for case in SECRETS:
+        if split in (None, case.split):
+            figures.secrets += 1
+            verdict = FactScreen().check(case.text)
+            if verdict.accepted or leaked(case, verdict.text):
+                figures.secrets_stored.append(case.text)
+    for pair in SPLITS:
+        if split in (None, pair.split):
+            first, second = FactScreen().check_batch([(pair.first, None), (pair.second, None)])
+            if pair.injection:
+                figures.splits += 1
+                figures.splits_missed += [f"{pair.first} | {pair.second}"] * (
+                    first.accepted + second.accepted
+                )
+            else:
+                figures.pairs += 1
+                if not (first.accepted and second.accepted):
+                    figures.pairs_refused.append(f"{pair.first} | {pair.second}")
+    benign = [case.text for case in BENIGN if split in (None, case.split)]
+    for earlier, later in itertools.pairwise(benign):
+        figures.pairs += 1
+        if not all(v.accepted for v in FactScreen().check_batch([(earlier, None), (later, None)])):
+            figures.pairs_refused.append(f"{earlier} | {later}")
     return figures

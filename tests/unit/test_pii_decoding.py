@@ -1,0 +1,67 @@
+"""PII is matched after decoding: entities, %-escapes, spelled `at`/`dot` with any separator,
+numbers in words, look-alike letters in digit runs, keycaps and other digit scripts, spaced
+characters; addresses with postcodes, a postcode beside a birth date; national ids labelled as
+what they are."""
+
+from __future__ import annotations
+
+import pytest
+
+from recollect.extraction.pii_decoding import decode
+from recollect.extraction.redaction import redact
+from tests.support.screening_corpus import PII
+
+ENCODED = [
+    ("My SSN is one two three, four five, six seven eight nine", "[SSN]"),
+    ("Meine SSN ist eins zwei drei, vier fünf, sechs sieben acht neun", "[SSN]"),
+    ("SSN 123-45-678O", "[SSN]"),
+    ("SSN one-two-three-four-five-six-seven-eight-nine", "[SSN]"),
+    ("Email ana&#64;example.com", "[EMAIL]"),
+    ("Email ana%40example.com", "[EMAIL]"),
+    ("Email ana_at_example_dot_com", "[EMAIL]"),
+    ("Email ana #at# example #dot# com", "[EMAIL]"),
+    ("Card [4111] [1111] [1111] [1111]", "[CARD]"),
+    ("Card four one one one, one one one one, one one one one, one one one one", "[CARD]"),
+    ("Call me on 2️⃣1️⃣2️⃣5️⃣5️⃣5️⃣0️⃣1️⃣4️⃣2️⃣", "[PHONE]"),
+    ("My number is two one two, five five five, zero one four two", "[PHONE]"),
+    ("IBAN D E 8 9 3 7 0 4 0 0 4 4 0 5 3 2 0 1 3 0 0 0", "[IBAN]"),
+    ("J'habite au 12 rue de la paix, 75002 Paris", "[ADDRESS]"),
+    ("Postcode SW1A 1AA, born 12/03/1985", "[POSTCODE]"),
+    ("Lives at 12 rue de la Paix, born 3 March 1990", "[BIRTH_DATE]"),
+    ("Geboren am 12.03.1985, wohnt Hauptstraße 12", "[BIRTH_DATE]"),
+    ("Nacida el 5 de mayo de 1988, vive en Calle Mayor 5", "[BIRTH_DATE]"),
+    ("Nato il 12/03/1985, abita in Via Roma 10", "[BIRTH_DATE]"),
+]
+
+
+@pytest.mark.parametrize(("text", "placeholder"), ENCODED)
+def test_encoded_values_are_redacted(text: str, placeholder: str) -> None:
+    assert placeholder in redact(text).text
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [(case.text, case.label) for case in PII if case.label is not None],
+)
+def test_national_ids_are_labelled_as_what_they_are(text: str, label: str) -> None:
+    assert f"[{label.upper()}]" in redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I have two cats and three dogs",
+        "Born in 1985 and lives near SW1A",
+        "Born on 3 March 1990",
+        "Postcode SW1A 1AA",
+        "Ran 5 miles down main street",
+        "Works at booking.com",
+        "Scored one, two, three goals",
+    ],
+)
+def test_plain_facts_stay(text: str) -> None:
+    assert redact(text).text == text
+
+
+def test_decoding_leaves_plain_text_alone() -> None:
+    assert decode("Prefers TypeScript and Postgres 18") == "Prefers TypeScript and Postgres 18"
