@@ -1,6 +1,8 @@
 """A fork's own state field and setting reach the model's prompt through `MemoryMiddleware`
-(`create_agent`) and `MemoryHooks` (`create_react_agent`), given the fork's `Context` subclass:
-its defaults fill in whether a run sends nothing, a dict or the template's `Context`."""
+(`create_agent`), `MemoryHooks` (`create_react_agent`) and the memory's steps in a `StateGraph`
+of its own (`MemoryState` mixed in, each step under `with_settings`), given the fork's `Context`
+subclass: its defaults fill in whether a run sends nothing, a dict or the template's
+`Context`."""
 
 from __future__ import annotations
 
@@ -11,14 +13,20 @@ import pytest
 from langchain.agents import AgentState, create_agent
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.postgres import PostgresSaver
+from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import create_react_agent
 from psycopg_pool import ConnectionPool
 
+from graphs.settings import with_settings
+from nodes.call_model import make_call_model
+from nodes.extract import extract
 from nodes.memory_middleware import MemoryMiddleware
 from nodes.model_hooks import MemoryHooks, ReactMemoryState
+from nodes.prepare import PrepareNode
 from nodes.prompt import PromptSection
 from recollect.models.factory import chat_model
 from state.context import Context
+from state.memory_state import MemoryState
 from tests.support.scripted_openai import ScriptedOpenAI
 
 
@@ -33,6 +41,10 @@ class TripAgentState(AgentState[Any], total=False):
 
 
 class TripReactState(ReactMemoryState, total=False):
+    destination: str
+
+
+class TripGraphState(MessagesState, MemoryState, total=False):
     destination: str
 
 
@@ -69,7 +81,19 @@ def hooks_agent(checkpointer: PostgresSaver) -> Any:
     )
 
 
-@pytest.mark.parametrize("make_agent", [middleware_agent, hooks_agent])
+def state_graph_agent(checkpointer: PostgresSaver) -> Any:
+    steps = [
+        ("prepare", PrepareNode(None)),
+        ("call_model", make_call_model((), SECTIONS)),
+        ("extract", extract),
+    ]
+    builder = StateGraph(TripGraphState, context_schema=TripContext).add_sequence(
+        [(name, with_settings(step, TripContext, name)) for name, step in steps]
+    )
+    return builder.add_edge(START, "prepare").compile(checkpointer=checkpointer)
+
+
+@pytest.mark.parametrize("make_agent", [middleware_agent, hooks_agent, state_graph_agent])
 @pytest.mark.parametrize(
     ("sent", "airport"),
     [
