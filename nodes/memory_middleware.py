@@ -7,7 +7,8 @@ in place of the raw message list; after the reply that ends the turn it folds wh
 window into the summary when one is due and queues the turn for background extraction. Its
 state is `MemoryAgentState`, `create_agent`'s own state with `MemoryState` mixed in. Settings
 are `state.context.Context`, or the subclass named as `context_schema` (give `create_agent` the
-same): every hook reads them as that class, its defaults filling in what a run does not send.
+same): every hook and tool reads them as that class, its defaults filling in what a run does
+not send.
 """
 
 from __future__ import annotations
@@ -22,14 +23,16 @@ from langchain.agents.middleware import (
     ExtendedModelResponse,
     ModelRequest,
     ModelResponse,
+    ToolCallRequest,
 )
-from langchain_core.messages import AnyMessage, SystemMessage
+from langchain_core.messages import AnyMessage, SystemMessage, ToolMessage
+from langgraph.prebuilt import ToolRuntime
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from nodes.call_model import TurnPrompt, prompt_for_model
 from nodes.check_input import check_new_messages
-from nodes.context import context_of, settled
+from nodes.context import as_schema, context_of, settled
 from nodes.finish_turn import afinish_turn, finish_turn
 from nodes.prepare import PrepareNode
 from nodes.prompt import PromptSection
@@ -105,6 +108,29 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, Any]):
         self, state: MemoryAgentState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
         return await afinish_turn(_view(state), settled(runtime, self._schema)) or None
+
+    def wrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
+    ) -> ToolMessage | Command[Any]:
+        """Tools read the settings as the agent's class too (`ToolRuntime.context`)."""
+        return handler(_settled_tool(request, self._schema))
+
+    async def awrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
+    ) -> ToolMessage | Command[Any]:
+        return await handler(_settled_tool(request, self._schema))
+
+
+def _settled_tool(request: ToolCallRequest, schema: type[Context]) -> ToolCallRequest:
+    """The tool call, its runtime's context made a `schema` (outside a graph it has none)."""
+    runtime: ToolRuntime[Any, Any] | None = request.runtime
+    if not isinstance(runtime, ToolRuntime) or isinstance(runtime.context, schema):
+        return request
+    return replace(request, runtime=replace(runtime, context=as_schema(runtime.context, schema)))
 
 
 def _view(state: MemoryAgentState) -> MemoryAgentView:

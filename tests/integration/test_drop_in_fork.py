@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 from langchain.agents import AgentState, create_agent
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import HumanMessage, ToolMessage
+from langchain_core.tools import tool
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.graph import START, MessagesState, StateGraph
-from langgraph.prebuilt import create_react_agent
+from langgraph.prebuilt import ToolRuntime, create_react_agent
 from psycopg_pool import ConnectionPool
 
 from graphs.settings import with_settings
@@ -27,7 +28,7 @@ from nodes.prompt import PromptSection
 from recollect.models.factory import chat_model
 from state.context import Context
 from state.memory_state import MemoryState
-from tests.support.scripted_openai import ScriptedOpenAI
+from tests.support.scripted_openai import Reply, ScriptedOpenAI, ToolCall
 
 
 @dataclass(kw_only=True)
@@ -122,3 +123,27 @@ def test_a_forks_state_field_and_setting_reach_the_prompt(
         system = str(request["messages"][0]["content"])
         assert f"## Trip\nDestination: Lisbon; from {airport}" in system, system
     assert agent.get_state(config).values["context_tokens"]["own_sections"] > 0
+
+
+@tool
+def trip_origin(runtime: ToolRuntime[Context]) -> str:
+    """Where the user's trips start."""
+    ctx = runtime.context
+    return f"{type(ctx).__name__} from {getattr(ctx, 'home_airport', 'nowhere')}"
+
+
+def test_a_tool_reads_the_forks_settings_beside_the_middleware(
+    pool: ConnectionPool[Any], checkpointer: PostgresSaver, scripted_llm: ScriptedOpenAI
+) -> None:
+    agent = create_agent(
+        chat_model(),
+        tools=[trip_origin],
+        middleware=[MemoryMiddleware(None, context_schema=TripContext)],
+        context_schema=TripContext,
+        checkpointer=checkpointer,
+    )
+    scripted_llm.enqueue(Reply(tool_calls=(ToolCall("trip_origin"),)))
+    config = {"configurable": {"thread_id": "middleware-tool"}}
+    out = agent.invoke({"messages": [HumanMessage("Where do my trips start?")]}, config)
+    [answer] = [m for m in out["messages"] if isinstance(m, ToolMessage)]
+    assert answer.text == "TripContext from LHR"
