@@ -4,7 +4,8 @@ Every edge after a step is the same router, and it reads `workflow_state` only â
 request, the decision or any transcript â€” so what the graph does next is exactly what the
 transition table (`recollect/approvals/machine.py`) allowed the last step to do. Each step is
 checkpointed, so a workflow can wait at the review gate for days and across restarts, and a
-crash while executing resumes into `execute`, which is idempotent.
+crash while executing resumes into `execute`, which is idempotent. Each step reads the run's
+settings as the graph's own `Context` class (`graphs/settings.py`).
 
 `graph` is compiled without a checkpointer for `langgraph dev` / LangGraph Platform;
 `make_graph(checkpointer=...)` serves the CLI, the agent's tool and tests.
@@ -12,12 +13,14 @@ crash while executing resumes into `execute`, which is idempotent.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from graphs.settings import with_settings
 from graphs.twin import offloaded_twin
 from nodes.approval.draft import draft
 from nodes.approval.execute import execute
@@ -40,6 +43,16 @@ NEXT_STEP: dict[WorkflowState, str] = {
 """Which step acts in each state; terminal states end the run."""
 
 
+STEPS: dict[str, Callable[..., dict[str, Any]]] = {
+    "draft": draft,
+    "submit": submit,
+    "review": review,
+    "start_execution": start_execution,
+    "execute": execute,
+}
+"""The workflow's steps by node name; each runs on the engine's bounded executor."""
+
+
 ACTS_IN: dict[str, WorkflowState] = {
     "submit": WorkflowState.DRAFT,
     "review": WorkflowState.SUBMITTED_FOR_REVIEW,
@@ -59,21 +72,28 @@ def _targets(states: set[WorkflowState]) -> list[str]:
     return sorted({NEXT_STEP[s] for s in states})
 
 
-builder: StateGraph[ApprovalState, Context, ApprovalInput, ApprovalState] = StateGraph(
-    ApprovalState, context_schema=ApprovalContext, input_schema=ApprovalInput
-)
-builder.add_node("draft", offloaded_twin("draft", draft))
-builder.add_node("submit", offloaded_twin("submit", submit))
-builder.add_node("review", offloaded_twin("review", review))
-builder.add_node("start_execution", offloaded_twin("start_execution", start_execution))
-builder.add_node("execute", offloaded_twin("execute", execute))
-builder.add_edge(START, "draft")
-builder.add_conditional_edges("draft", route, _targets({WorkflowState.DRAFT}))
-for _step, _state in ACTS_IN.items():
-    _leaves_to = {t.to_state for t in APPROVAL_TRANSITIONS.exits(_state)}
-    if _step == "review":  # a refused answer: the gate asks again
-        _leaves_to.add(_state)
-    builder.add_conditional_edges(_step, route, _targets(_leaves_to))
+ApprovalBuilder = StateGraph[ApprovalState, Context, ApprovalInput, ApprovalState]
+
+
+def build(context_schema: type[Context] = ApprovalContext) -> ApprovalBuilder:
+    """The workflow's steps and edges; every step reads the run's settings as `context_schema`
+    (a fork's `Context` subclass, its defaults filling in what a run does not send)."""
+    graph_builder: ApprovalBuilder = StateGraph(
+        ApprovalState, context_schema=context_schema, input_schema=ApprovalInput
+    )
+    for name, step in STEPS.items():
+        graph_builder.add_node(name, with_settings(offloaded_twin(name, step), context_schema))
+    graph_builder.add_edge(START, "draft")
+    graph_builder.add_conditional_edges("draft", route, _targets({WorkflowState.DRAFT}))
+    for step_name, acts_in in ACTS_IN.items():
+        leaves_to = {t.to_state for t in APPROVAL_TRANSITIONS.exits(acts_in)}
+        if step_name == "review":  # a refused answer: the gate asks again
+            leaves_to.add(acts_in)
+        graph_builder.add_conditional_edges(step_name, route, _targets(leaves_to))
+    return graph_builder
+
+
+builder = build()
 
 
 def make_graph(

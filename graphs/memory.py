@@ -14,16 +14,26 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from graphs.settings import with_settings
 from nodes.memory_job import run_memory_job
 from state.context import Context
 from state.memory import MemoryContext, MemoryRunInput, MemoryRunState
 
-builder: StateGraph[MemoryRunState, Context, MemoryRunInput, MemoryRunState] = StateGraph(
-    MemoryRunState, context_schema=MemoryContext, input_schema=MemoryRunInput
-)
-builder.add_node("run_memory_job", run_memory_job)
-builder.add_edge(START, "run_memory_job")
-builder.add_edge("run_memory_job", END)
+MemoryBuilder = StateGraph[MemoryRunState, Context, MemoryRunInput, MemoryRunState]
+
+
+def build(context_schema: type[Context] = MemoryContext) -> MemoryBuilder:
+    """The one step, reading the run's settings as `context_schema` whatever a run sends."""
+    graph_builder: MemoryBuilder = StateGraph(
+        MemoryRunState, context_schema=context_schema, input_schema=MemoryRunInput
+    )
+    graph_builder.add_node("run_memory_job", with_settings(run_memory_job, context_schema))
+    graph_builder.add_edge(START, "run_memory_job")
+    graph_builder.add_edge("run_memory_job", END)
+    return graph_builder
+
+
+builder = build()
 
 
 def make_graph(

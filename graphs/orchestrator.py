@@ -3,7 +3,8 @@ synthesise → remember.
 
 Each worker runs in its own message list and returns only a distilled, structured result; the
 orchestrator's checkpointed state holds the plan, the blackboard, each worker's private notes
-and those results — never a worker's prompt, tool calls or observations. `graph` is compiled
+and those results — never a worker's prompt, tool calls or observations. Every step reads the
+run's settings as the graph's own `Context` class (`graphs/settings.py`). `graph` is compiled
 without a checkpointer or store for `langgraph dev` and the platform; `make_graph` serves
 scripts, the CLI and tests.
 """
@@ -17,6 +18,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Send
 
+from graphs.settings import with_settings
 from graphs.twin import twin
 from nodes.orchestrator.plan import plan
 from nodes.orchestrator.remember import aremember, remember
@@ -56,18 +58,28 @@ def fan_out(state: OrchestratorState) -> list[Send]:
 OrchestratorBuilder = StateGraph[OrchestratorState, Context, OrchestratorInput, OrchestratorOutput]
 
 
-def build(memory: MemorySource) -> OrchestratorBuilder:
-    """The orchestrator's nodes and edges, with workers' recall bound to `memory`."""
+def build(
+    memory: MemorySource, context_schema: type[Context] = OrchestratorContext
+) -> OrchestratorBuilder:
+    """The orchestrator's nodes and edges, with workers' recall bound to `memory`; every step
+    reads the run's settings as `context_schema` (a fork's `Context` subclass, its defaults
+    filling in what a run does not send)."""
     graph_builder: OrchestratorBuilder = StateGraph(
         OrchestratorState,
-        context_schema=OrchestratorContext,
+        context_schema=context_schema,
         input_schema=OrchestratorInput,
         output_schema=OrchestratorOutput,
     )
-    graph_builder.add_node("plan", plan)
-    graph_builder.add_node("worker", WorkerNode(memory), input_schema=WorkerInput)
-    graph_builder.add_node("synthesise", synthesise)
-    graph_builder.add_node("remember", twin("remember", remember, aremember))
+    graph_builder.add_node("plan", with_settings(plan, context_schema))
+    graph_builder.add_node(
+        "worker",
+        with_settings(WorkerNode(memory), context_schema, "worker"),
+        input_schema=WorkerInput,
+    )
+    graph_builder.add_node("synthesise", with_settings(synthesise, context_schema))
+    graph_builder.add_node(
+        "remember", with_settings(twin("remember", remember, aremember), context_schema)
+    )
     graph_builder.add_edge(START, "plan")
     graph_builder.add_conditional_edges("plan", fan_out, ["worker"])
     graph_builder.add_edge("worker", "synthesise")

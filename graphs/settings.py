@@ -17,22 +17,23 @@ from typing import Any, TypeVar, cast
 from langchain_core.runnables import Runnable, RunnableConfig
 from langgraph.runtime import Runtime
 
-from nodes.context import as_schema
+from nodes.context import settled
 from recollect.langgraph_private import CONFIG_KEY_RUNTIME, dual_step
 from state.context import Context
 
 Routed = TypeVar("Routed")
 
 
-def settled(runtime: Runtime[Any], schema: type[Context]) -> Runtime[Any]:
-    """`runtime`, its context made a `schema` (the same runtime when it is one already)."""
-    if isinstance(runtime.context, schema):
-        return runtime
-    return runtime.override(context=as_schema(runtime.context, schema))
-
-
-def with_settings(step: Runnable[Any, Any], schema: type[Context]) -> Any:
-    """`step`, run with the run's settings made a `schema`: the same step, sync and async."""
+def with_settings(
+    step: Runnable[Any, Any] | Callable[..., Any], schema: type[Context], name: str = ""
+) -> Any:
+    """`step`, run with the run's settings made a `schema`: the same step, sync and async (a
+    plain function keeps LangGraph's way of running it under `ainvoke`, on a thread)."""
+    runnable: Runnable[Any, Any] = (
+        step
+        if isinstance(step, Runnable)
+        else dual_step(step, None, name=name or getattr(step, "__name__", "step"), trace=False)
+    )
 
     def config_for(config: RunnableConfig) -> RunnableConfig:
         configurable = config.get("configurable") or {}
@@ -43,12 +44,12 @@ def with_settings(step: Runnable[Any, Any], schema: type[Context]) -> Any:
         return cast(RunnableConfig, {**config, "configurable": own})
 
     def run(state: Any, config: RunnableConfig) -> Any:
-        return step.invoke(state, config_for(config))
+        return runnable.invoke(state, config_for(config))
 
     async def arun(state: Any, config: RunnableConfig) -> Any:
-        return await step.ainvoke(state, config_for(config))
+        return await runnable.ainvoke(state, config_for(config))
 
-    return dual_step(run, arun, name=step.get_name(), trace=False)
+    return dual_step(run, arun, name=name or runnable.get_name(), trace=False)
 
 
 def route_with_settings(

@@ -2,8 +2,9 @@
 the served API authenticated, when there is one.
 
 A graph whose settings are a `Context` subclass (a fork's, with fields of its own) hands its
-steps that class: `graphs.settings.with_settings` makes the run's context one (`as_schema`)
-before a step reads it, and `context_of` keeps the class it is given."""
+steps that class: `graphs.settings.with_settings` makes the run's context one (`settled`)
+before a step reads it, and `context_of` keeps the class it is given. The drop-in hosts
+(`MemoryMiddleware`, `MemoryHooks`) settle the runtime their hooks receive the same way."""
 
 from __future__ import annotations
 
@@ -53,6 +54,13 @@ def context_of(runtime: Runtime[Context] | HasContext) -> Context:
         org_id=identity.org_id,
         permissions=tuple(sorted(identity.permissions)),
     )
+
+
+def settled(runtime: Runtime[Any], schema: type[Context]) -> Runtime[Any]:
+    """`runtime`, its context made a `schema` (the same runtime when it is one already)."""
+    if isinstance(runtime.context, schema):
+        return runtime
+    return runtime.override(context=as_schema(runtime.context, schema))
 
 
 def as_schema(raw: Context | dict[str, Any] | None, schema: type[SettingsT]) -> SettingsT:

@@ -3,8 +3,9 @@
 The pre-model hook recalls and trims once a turn (before its first model call) and hands the
 model the budgeted prompt as `llm_input_messages`, so the checkpointed messages stay the
 trimmed history; the post-model hook folds and queues the turn after the reply that ends it.
-Give the agent `ReactMemoryState` as its `state_schema` and `Context` as its `context_schema`
-(without one, environment defaults apply), and no `prompt`: the instructions are
+Give the agent `ReactMemoryState` (or a subclass with fields of your own) as its `state_schema`
+and `Context` (or the subclass given to `MemoryHooks` as `context_schema`; its defaults fill in
+what a run does not send) as its `context_schema`, and no `prompt`: the instructions are
 `Context.system_prompt`, followed by the memory sections.
 """
 
@@ -21,7 +22,7 @@ from langgraph.runtime import Runtime
 
 from nodes.call_model import prompt_for_model
 from nodes.check_input import check_new_messages, turn_starts
-from nodes.context import context_of
+from nodes.context import context_of, settled
 from nodes.finish_turn import afinish_turn, finish_turn
 from nodes.prepare import PrepareNode
 from nodes.prompt import PromptSection
@@ -43,43 +44,58 @@ class ReactMemoryState(MemoryState, total=False):
 class MemoryHooks:
     """`pre_model_hook` and `post_model_hook` bound to `memory` (default: the process's
     long-term memory, opened on first use; None: recall from the agent's `store`), with
-    `own_sections` rendering fields of the agent's state or context into the prompt."""
+    `prompt_sections` rendering fields of the agent's state or settings into the prompt;
+    `context_schema` is the settings class the agent was given, which a hook cannot ask the
+    agent for."""
 
     def __init__(
-        self, memory: MemorySource = process_memory, own_sections: Sequence[PromptSection] = ()
+        self,
+        memory: MemorySource = process_memory,
+        prompt_sections: Sequence[PromptSection] = (),
+        *,
+        context_schema: type[Context] = Context,
     ) -> None:
         self._prepare = PrepareNode(memory)
-        self._own_sections = tuple(own_sections)
+        self._sections = tuple(prompt_sections)
+        self._schema = context_schema
         self.pre_model_hook: Any = dual_step(
             self._before, self._abefore, name="pre_model_hook", trace=False
         )
         self.post_model_hook: Any = dual_step(
-            finish_turn, afinish_turn, name="post_model_hook", trace=False
+            self._after, self._aafter, name="post_model_hook", trace=False
         )
 
     def _before(self, state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+        runtime = settled(runtime, self._schema)
         update = {}
         if turn_starts(state):
             check_new_messages(state)
             update = self._prepare(state, runtime)
-        return _with_prompt(state, update, runtime, self._own_sections)
+        return _with_prompt(state, update, runtime, self._sections)
 
     async def _abefore(self, state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+        runtime = settled(runtime, self._schema)
         update = {}
         if turn_starts(state):
             check_new_messages(state)
             update = await self._prepare.acall(state, runtime)
-        return _with_prompt(state, update, runtime, self._own_sections)
+        return _with_prompt(state, update, runtime, self._sections)
+
+    def _after(self, state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+        return finish_turn(state, settled(runtime, self._schema))
+
+    async def _aafter(self, state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
+        return await afinish_turn(state, settled(runtime, self._schema))
 
 
 def _with_prompt(
     state: AgentState,
     update: dict[str, Any],
     runtime: Runtime[Context],
-    own_sections: Sequence[PromptSection],
+    sections: Sequence[PromptSection],
 ) -> dict[str, Any]:
     """`update`, the prompt's own update, and the prompt itself as `llm_input_messages`."""
-    turn = prompt_for_model(applied(state, update), context_of(runtime), own_sections)
+    turn = prompt_for_model(applied(state, update), context_of(runtime), sections)
     combined = {**update, **turn.update}
     if "pinned" in update and "pinned" in turn.update:
         combined["pinned"] = {**update["pinned"], **turn.update["pinned"]}

@@ -50,14 +50,15 @@ refuse_delta_threads = _refuse_delta_threads
 
 def dual_step(
     sync: Callable[..., Any],
-    asynchronous: Callable[..., Awaitable[Any]],
+    asynchronous: Callable[..., Awaitable[Any]] | None,
     *,
     name: str,
     trace: bool,
 ) -> Any:
     """One runnable with a sync and an async body that LangGraph calls as a step (or a child
     run): it reads the step's parameters (`runtime`, `config`) from `sync`'s signature. The
-    public `add_node` takes one function and runs a sync one in a thread under `ainvoke`."""
+    public `add_node` takes one function and runs a sync one in a thread under `ainvoke`, as
+    this step does when `asynchronous` is None."""
     return RunnableCallable(sync, asynchronous, name=name, trace=trace)
 
 
