@@ -34,6 +34,7 @@ from recollect.approvals.records import (
     RefundRequest,
     WorkflowRecord,
 )
+from recollect.store.keepalive import kept_alive
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
 
@@ -348,7 +349,9 @@ def deciding(pool: ConnectionPool[Any], workflow_id: str) -> Iterator[None]:
 
     The lock is held by a transaction left open on a connection of its own for the block (it
     writes nothing and is rolled back): a transaction pooler keeps one server connection for
-    it, and the lock is gone when the block ends, however it ends."""
+    it, and the lock is gone when the block ends, however it ends. The transaction is kept
+    alive meanwhile (`kept_alive`), so a server's or pooler's idle-in-transaction limit shorter
+    than the decision cannot end it, and free the lock, half-way through."""
     with pool.connection() as conn, conn.transaction(force_rollback=True):
         try_lock = TRY_DECISION_LOCK.format(
             sql.Literal(DECISION_LOCK_CLASS), sql.Literal(workflow_id)
@@ -358,4 +361,5 @@ def deciding(pool: ConnectionPool[Any], workflow_id: str) -> Iterator[None]:
             raise DecisionRefusedError(
                 f"another reviewer is deciding workflow {workflow_id!r} right now"
             )
-        yield
+        with kept_alive(conn):
+            yield

@@ -14,6 +14,7 @@ from langchain_core.messages import HumanMessage
 from psycopg_pool import PoolTimeout
 
 from graphs.agent import thread_config
+from recollect.cli.chat_retry import gave_up_message, retry_notice
 from recollect.cli.chat_status import StatusBoard, log_file, log_to_file, summary_line
 from recollect.cli.graph_target import DEFAULT_GRAPH, load_agent
 from recollect.cli.org import add_org_argument, org_of
@@ -192,17 +193,9 @@ def _turn(agent: Any, message: HumanMessage, config: Any, ctx: Context) -> str:
                 result = agent.invoke({"messages": [message]}, config=config, context=ctx)
             return str(result["messages"][-1].text)
         except (psycopg.OperationalError, PoolTimeout) as exc:
-            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             if attempt == TURN_ATTEMPTS - 1:
-                raise RecollectError(
-                    f"the database is unavailable ({reason}); the conversation is saved up "
-                    "to the last reply, run the same command to resume"
-                ) from exc
-            print(
-                f"recollect: database connection lost ({reason}); retrying in {delay:.0f}s",
-                file=sys.stderr,
-                flush=True,
-            )
+                raise RecollectError(gave_up_message(exc)) from exc
+            print(retry_notice(exc, delay), file=sys.stderr, flush=True)
             time.sleep(delay)
             delay *= 2
     raise AssertionError("unreachable")  # pragma: no cover

@@ -7,6 +7,11 @@ import os
 from recollect.store.errors import ConfigurationError
 
 TRACE_ENV = "RECOLLECT_TRACE"
+EXIT_TIMEOUT_ENV = "RECOLLECT_TRACE_EXIT_TIMEOUT_S"
+DEFAULT_EXIT_TIMEOUT_S = 5.0
+"""How long a closing process waits for its queued traces: long enough for a loaded machine to
+write them, short enough that a database that went away cannot hold the exit for the pool's
+own 30 s connection wait."""
 MAX_TEXT_CHARS = 2000
 """Texts kept in a trace are cut here, so one huge message cannot make a trace row huge."""
 
@@ -24,3 +29,15 @@ def tracing_enabled() -> bool:
 def clip(text: str, limit: int = MAX_TEXT_CHARS) -> str:
     """`text` cut to `limit` characters, marked when cut."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def exit_timeout_s() -> float:
+    """`RECOLLECT_TRACE_EXIT_TIMEOUT_S`: seconds exit waits for queued traces (default 5)."""
+    raw = (os.environ.get(EXIT_TIMEOUT_ENV) or "").strip()
+    try:
+        value = float(raw) if raw else DEFAULT_EXIT_TIMEOUT_S
+    except ValueError:
+        raise ConfigurationError(f"{EXIT_TIMEOUT_ENV} must be a number, got {raw[:40]!r}") from None
+    if not value >= 0:
+        raise ConfigurationError(f"{EXIT_TIMEOUT_ENV} must be 0 or more, got {raw[:40]!r}")
+    return value

@@ -87,16 +87,24 @@ def _owner(scope: Scope, thread_id: str) -> dict[str, Any]:
     return {"org_id": scope.org_id, "user_id": scope.user_id, "thread_id": thread_id}
 
 
-def write_turns(pool: ConnectionPool[Any], pending: Sequence[PendingTrace]) -> int:
+def write_turns(
+    pool: ConnectionPool[Any], pending: Sequence[PendingTrace], *, timeout: float | None = None
+) -> int:
     """Write turn traces in one transaction, each owner's rows under that owner's scope (the
     scope is transaction-local, so each `SET_SCOPE` holds until the next); returns rows
     written. One pipelined transaction for the whole batch: under load a batch holds many
-    users' turns, and a transaction per owner cost more than the rows themselves."""
+    users' turns, and a transaction per owner cost more than the rows themselves. `timeout`
+    bounds the wait for a connection (the pool's own timeout when None)."""
     by_scope: dict[Scope, list[PendingTrace]] = {}
     for item in pending:
         by_scope.setdefault(item.scope, []).append(item)
     written = 0
-    with pool.connection() as conn, conn.transaction(), conn.pipeline(), conn.cursor() as cur:
+    with (
+        pool.connection(timeout) as conn,
+        conn.transaction(),
+        conn.pipeline(),
+        conn.cursor() as cur,
+    ):
         for scope, items in by_scope.items():
             cur.execute(SET_SCOPE, scope_settings(scope))
             cur.executemany(

@@ -10,6 +10,7 @@ stops waiting.
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -49,6 +50,36 @@ print("first", flush=True)
 sys.stdin.readline()  # the test has seen the first insert wait on its lock
 WRITER.submit(shared_pool(), PendingTrace(scope, "served", {"n": 2}))
 """
+
+
+GONE_DATABASE_PROCESS = """
+import sys
+from recollect.store.budget import POOL_SIZE_ENV, BudgetedPool
+from recollect.store.pool import run_before_closing
+from recollect.store.scope import Scope
+from recollect.trace.store import PendingTrace
+from recollect.trace.writer import WRITER
+
+pool = BudgetedPool(sys.argv[1], size_variable=POOL_SIZE_ENV, min_size=0, max_size=1,
+                    timeout=POOL_TIMEOUT_S, open=False)
+pool.open(wait=False)
+scope = Scope.for_user("org-exit", "u-exit")
+for n in range(3):
+    WRITER.submit(pool, PendingTrace(scope, "gone", {"n": n}))
+print("queued", flush=True)
+run_before_closing()
+pool.close()
+"""
+"""A process whose database is gone (nothing listens at its address) exits with traces queued,
+closing its pool as `open_persistence` does."""
+POOL_TIMEOUT_S = 30.0
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
 
 
 def _item(thread: str, n: int) -> PendingTrace:
@@ -143,3 +174,34 @@ def test_a_trace_that_cannot_be_written_in_time_is_said_in_one_line(
         lock.rollback()
         assert WRITER.flush()
     assert _rows(database_uri, "late") == [1]
+
+
+def test_exit_with_the_database_gone_waits_only_the_trace_deadline() -> None:
+    uri = f"postgresql://recollect@127.0.0.1:{_closed_port()}/recollect?connect_timeout=2"
+    script = GONE_DATABASE_PROCESS.replace("POOL_TIMEOUT_S", repr(POOL_TIMEOUT_S))
+    env = {**os.environ, "RECOLLECT_TRACE_EXIT_TIMEOUT_S": "0.3"}
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, uri],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "queued"
+    # The pool would give up on a connection only after POOL_TIMEOUT_S; the process must be gone
+    # well before that, having waited for its traces no longer than the configured deadline.
+    try:
+        _, stderr = child.communicate(timeout=POOL_TIMEOUT_S * 2 / 3)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.communicate()
+        pytest.fail("exit waited on the pool instead of the trace deadline")
+    assert child.returncode == 0, stderr
+    ours = [line for line in stderr.splitlines() if line.startswith("recollect:")]
+    assert ours == [
+        "recollect: 3 turn trace(s) not written within 0.3s of exit and dropped "
+        "(the conversation itself is saved)"
+    ], stderr
+    assert "stayed in use" not in stderr  # no batch sat out the pool's own wait
+    assert "turn traces not written" not in stderr  # the lost ones are counted once
