@@ -46,13 +46,23 @@ def _slot_words(text: str) -> frozenset[str]:
     return frozenset(w for w in content_words(bare) if not w.isdigit()) - LIST_PREDICATES
 
 
+def _shared_slot_words(old: str, new: str) -> tuple[frozenset[str], frozenset[str], set[str]]:
+    """Each side's slot words and those they share, less a first word both open with: the
+    one the facts are about ("Caroline ...", "User ..."), which every fact of them shares."""
+    old_words, new_words = _slot_words(old), _slot_words(new)
+    shared = set(old_words & new_words)
+    heads = {content_words(t.split(maxsplit=1)[0]) for t in (old, new) if t.strip()}
+    if len(heads) == 1:
+        shared -= next(iter(heads))
+    return old_words, new_words, shared
+
+
 def numeric_update(old: str, new: str) -> bool:
     """Both state a number, the numbers differ and the rest speaks of the same thing."""
     old_numbers, new_numbers = numbers(old), numbers(new)
     if not old_numbers or not new_numbers or old_numbers == new_numbers:
         return False
-    old_words, new_words = _slot_words(old), _slot_words(new)
-    shared = old_words & new_words
+    old_words, new_words, shared = _shared_slot_words(old, new)
     return bool(shared) and len(shared) * 2 >= min(len(old_words), len(new_words))
 
 
@@ -62,7 +72,7 @@ def same_slot(old: str, new: str) -> bool:
     subject = infer_subject(new, FactCategory.PREFERENCE)
     if subject is not None and subject == infer_subject(old, FactCategory.PREFERENCE):
         return not is_multi_valued(subject, FactCategory.PREFERENCE)
-    return bool(_slot_words(old) & _slot_words(new))
+    return bool(_shared_slot_words(old, new)[2])
 
 
 class RuleJudge:
