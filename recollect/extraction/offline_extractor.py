@@ -41,6 +41,11 @@ _RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
         "goal",
     ),
     (
+        re.compile(r"\b(?:please )?(?:forget|ignore) (?:that|about|what i said about) (.+)", re.I),
+        "Forget that {0}",
+        "biographical",
+    ),
+    (
         re.compile(r"\b((?:keep|never|always|ignore|don't|do not)\b.+)", re.I),
         "Asks: {0}",
         "preference",

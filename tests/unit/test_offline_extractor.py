@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from recollect.extraction.extractor import TranscriptLine
 from recollect.extraction.offline_extractor import offline_facts
+from recollect.longterm.cues import only_retracts
 
 
 def _facts(text: str, role: str = "user") -> list[tuple[str, str, float]]:
@@ -40,3 +41,9 @@ def test_where_one_lives_and_works_is_inflected_once_and_given_its_subject() -> 
         ("Lives in Lisbon", "location"),
         ("Works at Feedzai", "employer"),
     ]
+
+
+def test_a_retraction_is_passed_on_as_one() -> None:
+    [fact] = offline_facts([TranscriptLine("m1", "user", "Please forget that I have a cat.")])
+    assert fact.text == "Forget that I have a cat"
+    assert only_retracts(fact.text)
