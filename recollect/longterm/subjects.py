@@ -144,7 +144,7 @@ _INFER: tuple[tuple[re.Pattern[str], str], ...] = tuple(
          "team_member"),
         (r"\ballerg|\ballergi|\ballergique|\balérgic|\bintoleran", "allergy"),
         (r"\b(lives?|living|moved|relocated|based|resides?) (in|to)\b|\bwohnt\b|\bgezogen\b"
-         r"|\bhabite\b|\bdéménagé\b|\bvive en\b|\bmudó\b|\bmudado\b|\bmora em\b"
+         r"|\bhabite\b|\bdéménagé\b|\bvive en\b|\bmudó\b|\bmudado\b|\bmora (em|no|na)\b"
          r"|\bmudou-se\b|\bvive a\b|\babita a\b|\btrasferit[oa] a\b|に住んで", "location"),
         (r"\b(works?|working) (at|for)\b|\bjoined\b|\bemployer\b|\barbeitet bei\b"
          r"|\btravaille (chez|pour)\b|\btrabaja (en|para)\b"
@@ -163,8 +163,23 @@ _INFER: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )  # fmt: skip
 
 
+_RELATIVE = re.compile(
+    r"^\W*(?:(?:my|the user's|his|her|their|a|die|der|das|seine?|ihre?|la|le|el|su|sa|son|mon|ma"
+    r"|o|il|lo|sua|seu)\s+)?(?:sister|brother|mother|father|mom|dad|mum|son|cousin|aunt|uncle"
+    r"|friend|schwester|bruder|mutter|vater|sohn|tochter|freund\w*|sœur|frère|mère|père|fils"
+    r"|fille|ami\w*|hermana|hermano|madre|padre|hij[oa]|amig[oa]|irmã|irmão|mãe|pai|filh[oa]"
+    r"|sorella|fratello|figli[oa]|\w+'s partner)\b|^(?:姉|兄|妹|弟|母|父|友達)(?:は|が|の)",
+    re.IGNORECASE,
+)
+"""A statement about a relative or friend ("Brother lives in Denver", "A irmã mora em
+Lisboa"): it fills none of the user's own slots."""
+
+
 def infer_subject(text: str, category: FactCategory) -> str | None:
-    """The subject a plain statement is about, when one of the known phrasings says so."""
+    """The subject a plain statement is about, when one of the known phrasings says so; none
+    for a statement about someone else (`_RELATIVE`)."""
+    if _RELATIVE.search(text):
+        return None
     for pattern, subject in _INFER:
         if pattern.search(text):
             return subject

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -100,18 +101,29 @@ _GENERIC = frozenset(
      "work", "liv", "drink", "team", "member", "know", "learn", "fluent", "intoleran",
      "longer", "switch", "mov", "replac", "instead", "stopp", "chang", "from", "lik",
      "spricht", "parle", "habla", "mehr", "plus", "nicht", "forget", "turn", "out", "after",
-     "fala", "parla", "has", "hav", "that", "i", "am", "not", "mais", "più"}
+     "fala", "parla", "has", "hav", "that", "i", "am", "not", "mais", "più", "play",
+     "allergique", "allergisch", "alérgico", "alergia", "allergico", "spielt", "joue",
+     "juega", "toca", "suona", "hat", "ha", "tien", "tem"}
 )  # fmt: skip
 """Predicate stems shared by every value of a list; a retraction must name the value itself."""
 
 
-def retracts(new: str, old: str) -> bool:
+def retracts(new: str, old: str, predicates: frozenset[str] = frozenset()) -> bool:
     """`new` ends or swaps out the value `old` states ("No longer allergic to peanuts" ends
-    "Allergic to peanuts"; "Allergic to shellfish" ends nothing)."""
+    "Allergic to peanuts"; "Allergic to shellfish" ends nothing). `predicates`: words the
+    caller saw shared by several known facts ("toca" in "Toca violão" and "Toca bateria"),
+    which name no value of their own."""
     if not _CHANGE.search(new):
         return False
-    value = (content_words(old) | names(old)) - _GENERIC
+    value = (content_words(old) | names(old)) - _GENERIC - predicates
     return bool(value & content_words(new))
+
+
+def shared_predicates(texts: Sequence[str]) -> frozenset[str]:
+    """Words found in more than one of `texts`: the predicate of a list ("Hat ein Abo bei
+    Spotify", "Hat ein Abo bei Netflix": "hat", "abo"), in any language."""
+    counts = Counter(w for t in texts for w in content_words(t) | names(t))
+    return frozenset(w for w, n in counts.items() if n > 1)
 
 
 def decide(
@@ -150,7 +162,8 @@ def decide(
     for n in neighbours:
         if paraphrase(n) and not (subject and n.subject and n.subject != subject):
             return Decision(reinforce=n.id)
-    ended = tuple(dict.fromkeys(n.id for n in neighbours if retracts(text, n.text)))
+    predicates = shared_predicates([n.text for n in neighbours])
+    ended = tuple(dict.fromkeys(n.id for n in neighbours if retracts(text, n.text, predicates)))
     if ended:
         return Decision(supersede=ended)
     if says_plan(text):

@@ -82,3 +82,19 @@ def test_a_change_on_a_list_subject_reaches_the_judge_and_a_plan_ends_nothing() 
     budget = Neighbour("3", "Laptop budget is 1500 euros", "budget", 0.95, "constraint")
     numeric = decide("Laptop budget is now 900 euros", "budget", [budget], multi_valued=False)
     assert numeric.supersede == ("3",)
+
+
+def test_a_retraction_in_any_language_ends_only_the_value_it_names() -> None:
+    drums = Neighbour("1", "Toca bateria", None, 0.9, "preference")
+    guitar = Neighbour("2", "Toca violão", None, 0.9, "preference")
+    assert decide("Já não toca bateria", None, [drums, guitar]).supersede == ("1",)
+    spotify = Neighbour("3", "Hat ein Abo bei Spotify", None, 0.9, "preference")
+    netflix = Neighbour("4", "Hat ein Abo bei Netflix", None, 0.9, "preference")
+    assert decide("Hat das Spotify-Abo gekündigt", None, [spotify, netflix]).supersede == ("3",)
+
+
+def test_a_relatives_fact_fills_none_of_the_users_slots() -> None:
+    assert infer_subject("A irmã mora em Lisboa", FactCategory.BIOGRAPHICAL) is None
+    assert infer_subject("Brother lives in Denver", FactCategory.BIOGRAPHICAL) is None
+    assert infer_subject("Mora no Porto", FactCategory.BIOGRAPHICAL) == "location"
+    assert infer_subject("Partner is called Sam", FactCategory.BIOGRAPHICAL) == "partner"
