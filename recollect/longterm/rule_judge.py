@@ -23,7 +23,7 @@ from recollect.longterm.cues import (
     says_plan,
     says_retraction,
 )
-from recollect.longterm.duplicates import content_words, numbers
+from recollect.longterm.duplicates import content_words, names, numbers
 from recollect.longterm.records import FactCategory
 from recollect.longterm.subjects import infer_subject, is_multi_valued
 from recollect.longterm.supersession import retracts
@@ -75,6 +75,15 @@ def same_slot(old: str, new: str) -> bool:
     return bool(_shared_slot_words(old, new)[2])
 
 
+def restates(old: str, new: str) -> bool:
+    """The new statement repeats the old one's value in other words ("Frontend moved to React
+    19" / "Team moved to React 19 last week"): its names (past the first word, which is
+    capitalised anyway) and numbers all reappear."""
+    _, _, rest = old.partition(" ")
+    value = names(rest) | numbers(old)
+    return bool(value) and value <= (content_words(new) | numbers(new))
+
+
 class RuleJudge:
     """`ContradictionJudge` without a model: yes only where the wording says so."""
 
@@ -85,7 +94,7 @@ class RuleJudge:
             return True
         if says_retraction(new):
             return False  # a retraction ends only the value it names
-        if says_addition(new):
+        if says_addition(new) or (restates(old, new) and not CORRECTION.search(new)):
             return False
         if numeric_update(old, new):
             return True

@@ -50,6 +50,9 @@ def test_the_rule_judge_says_yes_only_where_the_words_do() -> None:
     assert not JUDGE.contradicts("Lives in Stockholm", "Next month moving to Oslo")
     assert not JUDGE.contradicts("Plays the cello", "Prefers morning meetings")
     assert not JUDGE.contradicts("Caroline adopted a dog", "Caroline has a new job")
+    assert not JUDGE.contradicts(
+        "Frontend moved to React 19", "Team moved to React 19 last week, by the way"
+    ), "a restatement of the same value"
 
 
 def test_a_new_amount_replaces_the_old_one() -> None:
