@@ -210,6 +210,32 @@ class RecordingJudge:
         return self.judge.contradicts(old, new)
 
 
+class MemoEmbeddings(Embeddings):
+    """The run's embedder, each text embedded once: the systems and judges of one run write
+    the same statements, and the fillers recur across sequences."""
+
+    def __init__(self, inner: Embeddings) -> None:
+        self.inner = inner
+        self._documents: dict[str, list[float]] = {}
+        self._queries: dict[str, list[float]] = {}
+
+    def __getattr__(self, name: str) -> Any:  # measured thresholds of the inner embedder
+        if name == "inner":
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        missing = list(dict.fromkeys(t for t in texts if t not in self._documents))
+        if missing:
+            self._documents.update(zip(missing, self.inner.embed_documents(missing), strict=True))
+        return [self._documents[t] for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        if text not in self._queries:
+            self._queries[text] = self.inner.embed_query(text)
+        return self._queries[text]
+
+
 def choose_judge(name: str, sequences: Sequence[Case]) -> ContradictionJudge | None:
     """The judge `--judge` names; `model` without a configured chat model is refused."""
     if name == "oracle":
@@ -252,22 +278,31 @@ def score(
 
     by_kind: dict[str, list[tuple[Case, bool, bool]]] = defaultdict(list)
     by_lang: dict[str, list[tuple[Case, bool, bool]]] = defaultdict(list)
+    by_split: dict[str, list[tuple[Case, bool, bool]]] = defaultdict(list)
     for row in rows:
         by_kind[row[0].kind].append(row)
         by_lang[row[0].lang].append(row)
+        by_split[row[0].split].append(row)
     result = summary(rows)
     result["by_kind"] = {kind: summary(picked) for kind, picked in sorted(by_kind.items())}
     result["by_lang"] = {lang: summary(picked) for lang, picked in sorted(by_lang.items())}
+    result["by_split"] = {name: summary(picked) for name, picked in sorted(by_split.items())}
     result["misses"] = [seq.id for seq, hit, leak in rows if not hit or leak]
     return result
 
 
 def run_recollect(
-    pool: Any, sequences: Sequence[Case], run: str, judge: str = "configured"
+    pool: Any,
+    sequences: Sequence[Case],
+    run: str,
+    judge: str = "configured",
+    embedder: Embeddings | None = None,
 ) -> dict[str, Any]:
     """The configured engine with the chosen judge: each statement through the writer in its
     own transaction."""
     memory = configured_memory(pool)
+    if embedder is not None:
+        memory.embedder = embedder
     chosen = choose_judge(judge, sequences)
     recorder = RecordingJudge(chosen) if chosen is not None else None
     memory.judge = recorder
@@ -358,9 +393,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DataError as exc:
         parser.error(str(exc))
     name = embeddings_name(args.embeddings)
-    embedder = init_embeddings(name)
-    if embedder is None:
+    loaded = init_embeddings(name)
+    if loaded is None:
         parser.error("the stock baseline searches by vector; choose an embedder")
+    embedder = MemoEmbeddings(loaded)
 
     admin = resolve_uri(announce=False)
     dbname = f"bench_updates_{uuid.uuid4().hex[:8]}"
@@ -375,7 +411,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             run = uuid.uuid4().hex[:8]
             for judge in judges:
                 name = "recollect" if judge == "configured" else f"recollect:{judge}"
-                systems[name] = run_recollect(pool, sequences, run, judge)
+                systems[name] = run_recollect(pool, sequences, run, judge, embedder)
         finally:
             pool.close()
     finally:
@@ -403,6 +439,7 @@ def _print_table(report: dict[str, Any]) -> None:
     for system, result in report["systems"].items():
         groups = [("all", result), *result["by_kind"].items()]
         groups += [(f"lang={lang}", row) for lang, row in result.get("by_lang", {}).items()]
+        groups += [(f"split={name}", row) for name, row in result.get("by_split", {}).items()]
         for kind, row in groups:
             cells = "".join(f"{row.get(k, float('nan')):>18.3f}" for k in keys)
             print(f"{system:<22}{kind:<24}{cells}")
