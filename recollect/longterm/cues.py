@@ -79,7 +79,9 @@ PURE_RETRACTION_HEAD = _any(
 """Retractions whose statement is only the taking back, never a fact of its own."""
 
 CORRECTION = _any(
-    r"\bI meant\b", r"\bI mean\b", r", not\b", r"\bactually\b", r"\bcorrection\b",
+    r"\bI meant\b", r"\bI mean\b", r", (not|nicht|pas|no|não|non)\b", r"\bactually\b",
+    r"\bcorrection\b", r"\beigentlich\b", r"\ben fait\b", r"\ben realidad\b",
+    r"\bna verdade\b", r"\bin realtà\b",
     r"\bich meinte\b", r"\bje voulais dire\b", r"\bquise decir\b", r"\bquis dizer\b",
     r"\bintendevo\b", r"\bnicht\b.*\bsondern\b", r"\bpas\b.*\bmais\b", r"\bno\b.*\bsino\b",
     r"\bnão\b.*\bmas\b", r"\bnon\b.*\bma\b", r"ではなく", r"じゃなくて",

@@ -55,6 +55,17 @@ def test_the_rule_judge_says_yes_only_where_the_words_do() -> None:
     ), "a restatement of the same value"
 
 
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Hat am 3. Mai Geburtstag", "Hat am 4. Mai Geburtstag, nicht am 3."),
+        ("Son bureau porte le numéro 214", "Son bureau porte le numéro 241, pas 214"),
+    ],
+)
+def test_a_correction_replaces_what_it_corrects(old: str, new: str) -> None:
+    assert JUDGE.contradicts(old, new)
+
+
 def test_a_new_amount_replaces_the_old_one() -> None:
     assert numeric_update("Laptop budget is 1500 euros", "Laptop budget is now 900 euros")
     assert JUDGE.contradicts("Laptop budget is 1500 euros", "Laptop budget is now 900 euros")
