@@ -2,23 +2,32 @@
 
 Each JSONL line is one sequence and its own user:
 `{"id", "statements": [{"text", "category", "days_ago"}], "query", "current": [...],
-"stale": [...], "as_of_days_ago": null}`; other keys may be present, and a `kind` label gets
-its own scores. The statements go, in order, through the real write path (the engine's writer,
-with the configured judge: the offline rule, or the chat model when one is configured), each
-learned `days_ago` before the run's fixed now; then the query is recalled (top 5), as of
+"stale": [...], "as_of_days_ago": null}`; other keys may be present: a `kind` and a `lang`
+label get their own scores, and `split` (`tune` or `held_out`) is what `--split` picks. The
+statements go, in order, through the real write path (the engine's writer), each learned
+`days_ago` before the run's fixed now; then the query is recalled (top 5), as of
 `as_of_days_ago` when it is set.
+
+`--judge` chooses who decides the contradictions the cheap rule leaves open, one system each:
+`configured` (the default: the chat model when one is configured, else the offline rule),
+`rule` (the offline rule judge), `model` (the configured chat model; it must exist) and
+`oracle` (the labels answer: the pipeline's ceiling, given which candidates it asks about).
 
 Scores per system, over sequences without `as_of_days_ago` (the `as_of` ones score apart):
 - `current_hit_at_5`: share of sequences whose every `current` statement is in the top 5;
 - `stale_leak_at_5`: share of sequences with any `stale` statement in the top 5;
 - `as_of_hit_at_5`: the same as `current_hit_at_5`, for the `as_of` sequences (what was
-  true then is `current`, what came later is `stale`), with `as_of_stale_leak_at_5`.
+  true then is `current`, what came later is `stale`), with `as_of_stale_leak_at_5`;
+- `candidate_recall`: share of `stale` statements (outside `as_of`) the write path ever put
+  before the judge or ended by its own rule: an update the judge never sees cannot happen.
 
 Systems, in one run and one process, on the same embedder: `recollect` (the configured engine)
 and `stock` (LangGraph's `PostgresStore`, `put` per statement and `search`; it keeps every
 statement and has no notion of time).
 
     python -m bench.updates --data tests/data/updates.jsonl --json out.json
+    python -m bench.updates --data tests/data/updates.jsonl --split held_out \
+        --judge oracle,rule --json out.json
 """
 
 from __future__ import annotations
@@ -38,9 +47,11 @@ import psycopg
 from langchain_core.embeddings import Embeddings
 
 from recollect.extraction.fact_writer import EngineWriter
-from recollect.longterm.configured import configured_memory
+from recollect.longterm.configured import configured_judge, configured_memory
 from recollect.longterm.embeddings import embeddings_name, init_embeddings
 from recollect.longterm.records import FactCategory, NewFact
+from recollect.longterm.rule_judge import RuleJudge
+from recollect.longterm.supersession import ContradictionJudge, ModelJudge
 from recollect.models.factory import describe_model
 from recollect.store.migrations import migrate
 from recollect.store.roles import app_uri
@@ -71,6 +82,8 @@ class Statement:
 class Case:
     id: str
     kind: str
+    lang: str
+    split: str
     statements: tuple[Statement, ...]
     query: str
     current: tuple[str, ...]
@@ -134,6 +147,8 @@ def parse_line(raw: str, where: str) -> Case:
     return Case(
         id=str(item["id"]),
         kind=str(item.get("kind") or "all"),
+        lang=str(item.get("lang") or "en"),
+        split=str(item.get("split") or "tune"),
         statements=tuple(statements),
         query=query.strip(),
         current=current,
@@ -160,10 +175,85 @@ def load(path: Path) -> list[Case]:
 
 
 Search = Callable[[Case], list[str]]
+Placed = dict[str, set[str]]
+"""Per sequence id, the statements the judge was asked about or the rule ended."""
+JUDGES = ("configured", "rule", "model", "oracle")
 
 
-def score(sequences: Sequence[Case], search: Search) -> dict[str, Any]:
-    """The three scores overall and per kind, from the top `TOP` texts of each sequence."""
+class OracleJudge:
+    """Answers as the labels do: an old statement ended when it is stale and the new one is
+    its sequence's latest word (for `as_of`, when the new one is the later version)."""
+
+    def __init__(self, sequences: Sequence[Case]) -> None:
+        self.ended: set[tuple[str, str]] = set()
+        for seq in sequences:
+            if seq.as_of is not None:
+                self.ended |= {(old, new) for old in seq.current for new in seq.stale}
+            elif seq.stale:
+                latest = min(seq.statements, key=lambda s: s.days_ago).text
+                self.ended |= {(old, latest) for old in seq.stale}
+
+    def contradicts(self, old: str, new: str) -> bool:
+        return (old, new) in self.ended
+
+
+class RecordingJudge:
+    """Passes each question on, noting which old statements were asked about per sequence."""
+
+    def __init__(self, judge: ContradictionJudge) -> None:
+        self.judge = judge
+        self.sequence = ""
+        self.asked: Placed = defaultdict(set)
+
+    def contradicts(self, old: str, new: str) -> bool:
+        self.asked[self.sequence].add(old)
+        return self.judge.contradicts(old, new)
+
+
+class MemoEmbeddings(Embeddings):
+    """The run's embedder, each text embedded once: the systems and judges of one run write
+    the same statements, and the fillers recur across sequences."""
+
+    def __init__(self, inner: Embeddings) -> None:
+        self.inner = inner
+        self._documents: dict[str, list[float]] = {}
+        self._queries: dict[str, list[float]] = {}
+
+    def __getattr__(self, name: str) -> Any:  # measured thresholds of the inner embedder
+        if name == "inner":
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        missing = list(dict.fromkeys(t for t in texts if t not in self._documents))
+        if missing:
+            self._documents.update(zip(missing, self.inner.embed_documents(missing), strict=True))
+        return [self._documents[t] for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        if text not in self._queries:
+            self._queries[text] = self.inner.embed_query(text)
+        return self._queries[text]
+
+
+def choose_judge(name: str, sequences: Sequence[Case]) -> ContradictionJudge | None:
+    """The judge `--judge` names; `model` without a configured chat model is refused."""
+    if name == "oracle":
+        return OracleJudge(sequences)
+    if name == "rule":
+        return RuleJudge()
+    judge = configured_judge()
+    if name == "model" and not isinstance(judge, ModelJudge):
+        raise DataError("--judge model needs a chat model (RECOLLECT_MODEL or OPENAI_BASE_URL)")
+    return judge
+
+
+def score(
+    sequences: Sequence[Case], search: Search, placed: Placed | None = None
+) -> dict[str, Any]:
+    """The scores overall, per kind and per language, from the top `TOP` texts of each
+    sequence; `placed` (when given) names the stale statements the judge saw or the rule
+    ended, for `candidate_recall`."""
     rows: list[tuple[Case, bool, bool]] = []
     for seq in sequences:
         top = set(search(seq)[:TOP])
@@ -179,23 +269,48 @@ def score(sequences: Sequence[Case], search: Search) -> dict[str, Any]:
         if then:
             out["as_of_hit_at_5"] = round(sum(h for h, _ in then) / len(then), 4)
             out["as_of_stale_leak_at_5"] = round(sum(leak for _, leak in then) / len(then), 4)
+        if placed is not None:
+            stale = [(seq.id, t) for seq, _, _ in picked if seq.as_of is None for t in seq.stale]
+            if stale:
+                seen = sum(t in placed.get(sid, set()) for sid, t in stale)
+                out["candidate_recall"] = round(seen / len(stale), 4)
         return out
 
     by_kind: dict[str, list[tuple[Case, bool, bool]]] = defaultdict(list)
+    by_lang: dict[str, list[tuple[Case, bool, bool]]] = defaultdict(list)
+    by_split: dict[str, list[tuple[Case, bool, bool]]] = defaultdict(list)
     for row in rows:
         by_kind[row[0].kind].append(row)
+        by_lang[row[0].lang].append(row)
+        by_split[row[0].split].append(row)
     result = summary(rows)
     result["by_kind"] = {kind: summary(picked) for kind, picked in sorted(by_kind.items())}
+    result["by_lang"] = {lang: summary(picked) for lang, picked in sorted(by_lang.items())}
+    result["by_split"] = {name: summary(picked) for name, picked in sorted(by_split.items())}
     result["misses"] = [seq.id for seq, hit, leak in rows if not hit or leak]
     return result
 
 
-def run_recollect(pool: Any, sequences: Sequence[Case], run: str) -> dict[str, Any]:
-    """The configured engine: each statement through the writer in its own transaction."""
+def run_recollect(
+    pool: Any,
+    sequences: Sequence[Case],
+    run: str,
+    judge: str = "configured",
+    embedder: Embeddings | None = None,
+) -> dict[str, Any]:
+    """The configured engine with the chosen judge: each statement through the writer in its
+    own transaction."""
     memory = configured_memory(pool)
+    if embedder is not None:
+        memory.embedder = embedder
+    chosen = choose_judge(judge, sequences)
+    recorder = RecordingJudge(chosen) if chosen is not None else None
+    memory.judge = recorder
     writer = EngineWriter(memory)
-    scopes = {seq.id: Scope.for_user(ORG, f"{run}-{seq.id}") for seq in sequences}
+    scopes = {seq.id: Scope.for_user(ORG, f"{run}-{judge}-{seq.id}") for seq in sequences}
     for seq in sequences:
+        if recorder is not None:
+            recorder.sequence = seq.id
         for statement in seq.statements:
             fact = NewFact(
                 text=statement.text,
@@ -211,9 +326,21 @@ def run_recollect(pool: Any, sequences: Sequence[Case], run: str) -> dict[str, A
         )  # every matching fact, as the agent's search lists them (the prompt shows some once)
         return [r.fact.text for r in found.facts]
 
-    result = score(sequences, search)
-    result["judge"] = type(memory.judge).__name__ if memory.judge is not None else "rule"
+    placed: Placed = defaultdict(set)
+    for seq in sequences:
+        ended = memory.facts(scopes[seq.id], include_superseded=True)
+        placed[seq.id] = {f.text for f in ended if f.superseded_by is not None}
+        if recorder is not None:
+            placed[seq.id] |= recorder.asked[seq.id]
+    result = score(sequences, search, placed)
+    result["judge"] = _judge_name(chosen)
     return result
+
+
+def _judge_name(judge: ContradictionJudge | None) -> str:
+    if judge is None or isinstance(judge, RuleJudge):
+        return "rule"
+    return type(judge).__name__
 
 
 def run_stock(uri: str, sequences: Sequence[Case], embedder: Embeddings) -> dict[str, Any]:
@@ -240,17 +367,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, required=True, help="JSONL, one sequence a line")
     parser.add_argument("--json", type=Path, required=True, help="where to write results")
     parser.add_argument("--embeddings", default=None, help="offline | minilm | provider:model")
+    parser.add_argument(
+        "--judge",
+        default="configured",
+        help=f"comma-separated, one system each: {' | '.join(JUDGES)} (default: configured)",
+    )
+    parser.add_argument(
+        "--split", default=None, help="only the sequences of this split (tune | held_out)"
+    )
     args = parser.parse_args(argv)
     if not args.data.is_file():
         parser.error(f"--data {args.data} is not a file")
+    judges = [j.strip() for j in args.judge.split(",") if j.strip()]
+    unknown = [j for j in judges if j not in JUDGES]
+    if not judges or unknown:
+        parser.error(f"--judge must name some of {', '.join(JUDGES)}")
     try:
         sequences = load(args.data)
+        if args.split is not None:
+            sequences = [s for s in sequences if s.split == args.split]
+            if not sequences:
+                raise DataError(f"{args.data.name}: no sequences in split {args.split!r}")
+        for judge in judges:
+            choose_judge(judge, sequences)
     except DataError as exc:
         parser.error(str(exc))
     name = embeddings_name(args.embeddings)
-    embedder = init_embeddings(name)
-    if embedder is None:
+    loaded = init_embeddings(name)
+    if loaded is None:
         parser.error("the stock baseline searches by vector; choose an embedder")
+    embedder = MemoEmbeddings(loaded)
 
     admin = resolve_uri(announce=False)
     dbname = f"bench_updates_{uuid.uuid4().hex[:8]}"
@@ -262,7 +408,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         migrate(uri)
         pool = open_pool(app_uri(uri), max_size=2, name="bench-updates")
         try:
-            systems["recollect"] = run_recollect(pool, sequences, uuid.uuid4().hex[:8])
+            run = uuid.uuid4().hex[:8]
+            for judge in judges:
+                name = "recollect" if judge == "configured" else f"recollect:{judge}"
+                systems[name] = run_recollect(pool, sequences, run, judge, embedder)
         finally:
             pool.close()
     finally:
@@ -271,6 +420,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     report = {
         "data": args.data.name,
+        "split": args.split or "all",
         "sequences": len(sequences),
         "embeddings": name,
         "model": describe_model(),
@@ -283,13 +433,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _print_table(report: dict[str, Any]) -> None:
-    keys = ("current_hit_at_5", "stale_leak_at_5", "as_of_hit_at_5")
-    print(f"{report['sequences']} sequences; {report['model']}")
-    print(f"{'system':<12}{'kind':<24}" + "".join(f"{k:>22}" for k in keys))
+    keys = ("current_hit_at_5", "stale_leak_at_5", "as_of_hit_at_5", "candidate_recall")
+    print(f"{report['sequences']} sequences ({report['split']}); {report['model']}")
+    print(f"{'system':<22}{'kind / lang':<24}" + "".join(f"{k:>18}" for k in keys))
     for system, result in report["systems"].items():
-        for kind, row in [("all", result), *result["by_kind"].items()]:
-            cells = "".join(f"{row.get(k, float('nan')):>22.3f}" for k in keys)
-            print(f"{system:<12}{kind:<24}{cells}")
+        groups = [("all", result), *result["by_kind"].items()]
+        groups += [(f"lang={lang}", row) for lang, row in result.get("by_lang", {}).items()]
+        groups += [(f"split={name}", row) for name, row in result.get("by_split", {}).items()]
+        for kind, row in groups:
+            cells = "".join(f"{row.get(k, float('nan')):>18.3f}" for k in keys)
+            print(f"{system:<22}{kind:<24}{cells}")
 
 
 if __name__ == "__main__":

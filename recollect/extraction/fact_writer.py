@@ -13,7 +13,8 @@ from langchain_core.embeddings import Embeddings
 from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
-from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.cues import says_plan
+from recollect.longterm.facts import RETRACTION_KEY, LongTermMemory
 from recollect.longterm.profile import updates_for
 from recollect.longterm.records import NewFact, RememberAction, RememberResult
 from recollect.store.scope import Scope
@@ -30,7 +31,8 @@ class FactWriter(Protocol):
 class EngineWriter:
     """The long-term engine's write path, run in the caller's transaction: the fact is
     reinforced, superseded or inserted (embedded on the way), and the user's profile gains the
-    value (and loses the values of the facts it replaced) in the same commit."""
+    value (and loses the values of the facts it replaced) in the same commit; a retraction only
+    takes values away, and a plan leaves the profile as it is until it happens."""
 
     def __init__(self, memory: LongTermMemory) -> None:
         self.memory = memory
@@ -41,10 +43,14 @@ class EngineWriter:
         result = self.memory.remember_in(conn, scope, fact)
         self.last = result
         if result.action is not RememberAction.INSERTED_STALE:
+            # The profile follows the subject the write path settled on (inferred when the
+            # extractor named none); a retraction or a plan changes no field's value yet.
+            placed = fact.model_copy(update={"subject": result.fact.subject})
+            quiet = bool(result.fact.metadata.get(RETRACTION_KEY)) or says_plan(fact.text)
             self.memory.update_profile_in(
                 conn,
                 scope,
-                updates_for(fact, result.fact.id),
+                [] if quiet else updates_for(placed, result.fact.id),
                 forget_fact_ids=result.replaced,
             )
         return result.fact.id

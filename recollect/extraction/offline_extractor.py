@@ -26,7 +26,7 @@ _RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"\bemail (\S+@\S+?)[.,]?$", re.I), "Email is {0}", "biographical"),
     (
         re.compile(r"\bi (prefer|like|love|hate|lead|live in|work at|work on) (.+)", re.I),
-        "{0}s {1}",
+        "{0} {1}",
         "preference",
     ),
     (
@@ -41,11 +41,20 @@ _RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
         "goal",
     ),
     (
+        re.compile(r"\b(?:please )?(?:forget|ignore) (?:that|about|what i said about) (.+)", re.I),
+        "Forget that {0}",
+        "biographical",
+    ),
+    (
         re.compile(r"\b((?:keep|never|always|ignore|don't|do not)\b.+)", re.I),
         "Asks: {0}",
         "preference",
     ),
 )
+
+
+_VERB_SUBJECTS = {"lives in": "location", "works at": "employer"}
+"""Verbs that name what the fact is about ("I live in Lisbon": the location)."""
 
 
 def offline_facts(lines: Sequence[TranscriptLine]) -> list[ExtractedFact]:
@@ -77,6 +86,8 @@ def _subject(template: str, parts: list[str]) -> str | None:
         return "name"
     if template == "{0} is {1}" and parts:
         return "_".join(parts[0].lower().split())
+    if parts:
+        return _VERB_SUBJECTS.get(parts[0].lower())
     return None
 
 

@@ -5,8 +5,9 @@ Every entry point (the graph's process engine, the background worker, `recollect
 `recollect demo`) builds its engine here, so one setting (`RECOLLECT_EMBEDDINGS`,
 `RECOLLECT_RERANKER`, the chat model) changes them all alike. Whenever a chat model is
 configured (`OPENAI_API_KEY`, `OPENAI_BASE_URL` or `RECOLLECT_MODEL`), it judges the
-contradictions the cheap rule cannot place; offline, the rule decides alone
-(`RECOLLECT_JUDGE=none` turns the model judge off). Models are cached per process by their
+contradictions the cheap rule cannot place; offline, the rule judge does
+(`recollect.longterm.rule_judge`; `RECOLLECT_JUDGE=rule` chooses it beside a model,
+`RECOLLECT_JUDGE=none` turns judging off). Models are cached per process by their
 factories: building a second engine is cheap.
 """
 
@@ -22,6 +23,7 @@ from recollect.longterm.embeddings import init_embeddings
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.recipe import RecallRecipe
 from recollect.longterm.rerankers import load_reranker
+from recollect.longterm.rule_judge import RuleJudge
 from recollect.longterm.supersession import ContradictionJudge, ModelJudge
 from recollect.models.factory import OFFLINE_MODEL, chat_model, resolve_model_name
 
@@ -32,13 +34,15 @@ DEFAULT_RERANK_LIMIT = 40
 
 
 def configured_judge() -> ContradictionJudge | None:
-    """The configured chat model as supersession judge; None offline (the rule decides)."""
+    """The configured chat model as supersession judge; the rule judge offline."""
     choice = os.environ.get(JUDGE_ENV, "").strip()
     if choice == "none":
         return None
+    if choice == "rule":
+        return RuleJudge()
     name = resolve_model_name(choice)
     if name == OFFLINE_MODEL:
-        return None
+        return RuleJudge()
     return ModelJudge(chat_model(name))
 
 

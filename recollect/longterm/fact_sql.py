@@ -157,6 +157,16 @@ ORDER BY learned_at, id
     _READ_SCOPE,
 )
 
+LIST_FACTS_AS_OF = _by_kind(
+    f"""
+SELECT {FACT_COLUMNS} FROM facts
+WHERE {{scope}} AND {AS_OF}
+ORDER BY learned_at, id
+""",
+    _READ_SCOPE,
+)
+"""The facts true at `as_of`, oldest first: what the profile was built from then."""
+
 WITH_SUBJECT = _by_kind(
     f"""
 SELECT {FACT_COLUMNS} FROM facts

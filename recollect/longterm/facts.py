@@ -20,6 +20,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from recollect.longterm import fact_sql as sql
+from recollect.longterm.cues import only_retracts
 from recollect.longterm.duplicates import near_duplicate_similarity
 from recollect.longterm.encodings import PENDING_LIMIT, persist_pending
 from recollect.longterm.presence import DensePresence
@@ -27,6 +28,7 @@ from recollect.longterm.profile import (
     Profile,
     ProfilePolicy,
     ProfileUpdate,
+    profile_as_of,
     read_profile,
     update_profile,
 )
@@ -50,6 +52,7 @@ from recollect.longterm.records import (
     StoredFact,
 )
 from recollect.longterm.rerankers import Reranker, late_interaction_of
+from recollect.longterm.rule_judge import RuleJudge
 from recollect.longterm.subjects import infer_subject, is_multi_valued, normalise_subject
 from recollect.longterm.supersession import ContradictionJudge, Neighbour, decide
 from recollect.longterm.vectors import Vector, VectorTypes, checked, embed_texts, literal
@@ -63,6 +66,8 @@ REINFORCEMENT_GAIN = 0.5
 INGEST_BATCH = 5000
 RELATED_LIMIT = 20
 """How many known facts an extraction call is shown (its prompt grows with each)."""
+RETRACTION_KEY = "retraction"
+"""Metadata flag of a statement that only took a value back: stored closed, never live."""
 
 log = logging.getLogger(__name__)
 
@@ -222,11 +227,18 @@ class LongTermMemory:
             text,
             subject,
             [
-                Neighbour(r["id"], r["text"], normalise_subject(r["subject"]), r["similarity"])
+                Neighbour(
+                    r["id"],
+                    r["text"],
+                    normalise_subject(r["subject"]),
+                    r["similarity"],
+                    str(r["category"]),
+                )
                 for r in rows
             ],
             multi_valued=is_multi_valued(subject, fact.category),
             near_duplicate=self.near_duplicate,
+            category=str(fact.category),
         )
         rows += chosen
         if decision.reinforce is not None:
@@ -247,7 +259,11 @@ class LongTermMemory:
         decided_by = "extractor" if chosen else "rule"
         if not contradicted and decision.ask and self.judge is not None:
             contradicted = [n.id for n in decision.ask if self.judge.contradicts(n.text, text)]
-            decided_by = "model"
+            decided_by = "rule" if isinstance(self.judge, RuleJudge) else "model"
+        if contradicted and only_retracts(text):
+            # "Forget that I have a cat": the old fact ends; the retraction is kept as the
+            # record of that, never live as a fact of its own.
+            fact = fact.model_copy(update={"metadata": {**fact.metadata, RETRACTION_KEY: True}})
         return self._insert(conn, scope, params, fact, text, learned_at, vector, rows,
                             contradicted, decided_by)  # fmt: skip
 
@@ -301,6 +317,7 @@ class LongTermMemory:
         )
         stale_under = newer[0]["id"] if newer else None
         older = [i for i in contradicted if by_id[i]["learned_at"] <= learned_at]
+        closed = bool(fact.metadata.get(RETRACTION_KEY)) and not newer
         row = conn.execute(
             sql.INSERT_FACT,
             {
@@ -312,7 +329,7 @@ class LongTermMemory:
                 "source_ids": list(fact.source_ids),
                 "learned_at": learned_at,
                 "superseded_by": stale_under,
-                "valid_to": newer[0]["learned_at"] if newer else None,
+                "valid_to": newer[0]["learned_at"] if newer else (learned_at if closed else None),
                 "vector": literal(vector) if vector is not None else None,
                 "metadata": Jsonb(fact.metadata),
             },
@@ -508,11 +525,12 @@ class LongTermMemory:
         repeat_profile: bool = False,
     ) -> Recollection:
         """The facts, profile and episodes that matter for `query`, best first, with scores.
-        `as_of`: what was true at that moment instead ("where did I live before?");
+        `as_of`: what was true at that moment instead ("where did I live before?"), the
+        profile as it stood then included;
         `repeat_profile`: list facts the profile already shows too (a search, not a prompt)."""
         scope_params(scope)
         moment = aware(as_of, "as_of") if as_of is not None else None
-        return recall_scope(
+        found = recall_scope(
             self.pool,
             scope,
             query,
@@ -528,6 +546,18 @@ class LongTermMemory:
             repeat_profile=repeat_profile,
             presence=self._presence,  # the query's embedding is most of a turn's CPU
         )
+        if moment is None or scope.kind is ScopeKind.ORG:
+            return found
+        return found.model_copy(update={"profile": tuple(self.profile_at(scope, moment).entries())})
+
+    def profile_at(self, scope: Scope, as_of: datetime) -> Profile:
+        """The profile as it stood at `as_of` (`recollect.longterm.profile.profile_as_of`)."""
+        params = {**scope_params(personal(scope)), "as_of": aware(as_of, "as_of")}
+        with scoped(self.pool, scope) as conn:
+            current = read_profile(conn, scope)
+            rows = conn.execute(sql.LIST_FACTS_AS_OF[scope.kind], params).fetchall()
+        facts = [StoredFact.model_validate(r) for r in rows]
+        return profile_as_of(current, facts, params["as_of"], self.profile_policy)
 
     async def arecall(
         self,

@@ -24,7 +24,7 @@ from typing import Any
 from psycopg import Connection
 from psycopg.types.json import Jsonb
 
-from recollect.longterm.records import FactCategory, NewFact, ProfileEntry
+from recollect.longterm.records import FactCategory, NewFact, ProfileEntry, StoredFact
 from recollect.store.scope import Scope
 
 CURRENT_VERSION = 2
@@ -217,6 +217,36 @@ def updates_for(fact: NewFact, fact_id: str) -> list[ProfileUpdate]:
             return []
         name = mapped
     return [ProfileUpdate(name, value[:MAX_VALUE_LENGTH], min(fact.confidence, 1.0), fact_id)]
+
+
+def profile_as_of(
+    current: Profile,
+    facts: Iterable[StoredFact],
+    as_of: datetime,
+    policy: ProfilePolicy | None = None,
+) -> Profile:
+    """The profile as it stood at `as_of`: rebuilt from the facts true then (oldest first,
+    each feeding its field as the write path did), plus the values set by hand by then."""
+    policy = policy or ProfilePolicy()
+    kept = {
+        name: [v for v in values if v.get("fact_id") is None and _set_by(v, as_of)]
+        for name, values in current.fields.items()
+    }
+    then = Profile(fields={k: v for k, v in kept.items() if v}, updated_at=as_of)
+    for fact in facts:
+        offered = NewFact(
+            text=fact.text,
+            category=fact.category,
+            subject=fact.subject,
+            confidence=fact.confidence,
+        )
+        _apply(then, updates_for(offered, fact.id), set(), policy)
+    return then
+
+
+def _set_by(value: dict[str, Any], as_of: datetime) -> bool:
+    at = value.get("at")
+    return at is None or datetime.fromisoformat(str(at)) <= as_of
 
 
 def _apply(

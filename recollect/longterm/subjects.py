@@ -6,7 +6,8 @@ an explicit retraction or switch removes one). The category decides by default
 (`CATEGORY_MULTI_VALUED`); a subject named in `MULTI_VALUED` or `SINGLE_VALUED` overrides it.
 
 When a caller offers no subject, `infer_subject` reads a few common phrasings (in English,
-German, French and Spanish) so the offline path can still place "Moved to Berlin" against
+German, French, Spanish, and for some slots Portuguese, Italian and Japanese) so the offline
+path can still place "Moved to Berlin" against
 "Lives in Paris". Canonical names follow the profile's fields ("location", "role"). A
 model-backed extractor names subjects itself.
 """
@@ -44,9 +45,16 @@ SINGLE_VALUED = frozenset(
         "name", "location", "home_country", "employer", "role", "manager", "timezone",
         "frontend_framework", "backend_framework", "editor", "operating_system",
         "cloud_provider", "drink", "diet", "partner", "age", "email", "phone",
+        "bank", "car", "commute", "hosting", "database", "budget", "favourite_team",
     }
 )  # fmt: skip
 """Subjects that hold one value whatever their category: a new value replaces the old."""
+
+SINGLE_VALUED_LAST = frozenset(
+    {"budget", "deadline", "target", "limit", "salary", "rent", "price", "weight", "goal"}
+)
+"""A last word that names one amount ("laptop_budget", "weight_target"): constraints and goals
+default to lists, but a new amount replaces the old one."""
 
 ALIASES: dict[str, str] = {
     "home_city": "location", "city": "location", "residence": "location",
@@ -105,7 +113,7 @@ def is_multi_valued(subject: str | None, category: FactCategory) -> bool:
         last = subject.rsplit("_", 1)[-1]
         if subject in MULTI_VALUED or last in MULTI_VALUED:
             return True
-        if subject in SINGLE_VALUED:
+        if subject in SINGLE_VALUED or last in SINGLE_VALUED_LAST:
             return False
     return CATEGORY_MULTI_VALUED.get(category, True)
 
@@ -113,13 +121,34 @@ def is_multi_valued(subject: str | None, category: FactCategory) -> bool:
 _INFER: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), subject)
     for pattern, subject in (
+        (r"\b(supports|roots for|fan of|favou?rite (\w+ )?team)\b|\bhincha de\b|\btifos[oa]\b"
+         r"|\btorcedor\b|\bFan (von|der|des)\b|ファン", "favourite_team"),
+        (r"\bdatabase\b|\bdatenbank\b|\bbase de (données|datos)\b|\bbanco de dados\b"
+         r"|\bbase (di )?dati\b|データベース", "database"),
+        (r"\bbudget\b|\bpresupuesto\b|\borçamento\b|予算", "budget"),
+        (r"\bbanks? (with|at)\b|\bbank account\b|\bmain bank\b|\bbanque\b|\bbanco\b"
+         r"|\bconto corrente\b|\bHausbank\b|銀行", "bank"),
+        (r"\b(writes|writing) code\b|\bcodes (in|with)\b|\bcode editor\b|\beditor\b|\bIDE\b"
+         r"|\béditeur\b|エディタ", "editor"),
+        (r"\bcommut|\bto work by\b|\bpendelt\b|\bau travail en\b|\bal trabajo en\b"
+         r"|\bpara o trabalho de\b|\bal lavoro in\b|通勤", "commute"),
+        (r"\bhost(s|ed|ing)\b|\bhospeda|\bhébergé|\bospitat|\bgehostet\b|ホスティング",
+         "hosting"),
+        (r"\bdrives? an?\b|\bcar\b|\bvoiture\b|\bcoche\b|\bcarro\b|\bmacchina\b"
+         r"|\bfährt (einen|ein)\b|\bAuto\b|車", "car"),
+        (r"\bpartner|\bwife\b|\bhusband\b|\bgirlfriend\b|\bboyfriend\b|\bspouse\b"
+         r"|\bmarried to\b|\bdating\b|\bfiancée?\b|\b(ehe)?frau\b|\behemann\b|\bépou"
+         r"|\bconjoint|\bnovi[oa]\b|\besposa\b|\bmarido\b|\bnamorad[oa]\b|\bfidanzat"
+         r"|\bmoglie\b|\bmarito\b|彼女|彼氏|妻", "partner"),
         (r"\bteam(mate)?s?\b.*\b(is|are|includes?|joined)\b|\bon (my|the|their) team\b",
          "team_member"),
         (r"\ballerg|\ballergi|\ballergique|\balérgic|\bintoleran", "allergy"),
         (r"\b(lives?|living|moved|relocated|based|resides?) (in|to)\b|\bwohnt\b|\bgezogen\b"
-         r"|\bhabite\b|\bdéménagé\b|\bvive en\b|\bmudó\b|\bmudado\b", "location"),
+         r"|\bhabite\b|\bdéménagé\b|\bvive en\b|\bmudó\b|\bmudado\b|\bmora (em|no|na)\b"
+         r"|\bmudou-se\b|\bvive a\b|\babita a\b|\btrasferit[oa] a\b|に住んで", "location"),
         (r"\b(works?|working) (at|for)\b|\bjoined\b|\bemployer\b|\barbeitet bei\b"
-         r"|\btravaille (chez|pour)\b|\btrabaja (en|para)\b", "employer"),
+         r"|\btravaille (chez|pour)\b|\btrabaja (en|para)\b"
+         r"|\btrabalha (na|no|em|para)\b|\blavora (per|presso|da|in)\b|で働", "employer"),
         (r"\b(job title|works as|is an? (senior |junior |staff |lead )?\w+ (engineer|developer|"
          r"designer|manager|analyst)|role)\b", "role"),
         (r"\bmanager\b|\breports to\b|\bboss\b|\bvorgesetzte|\bchef(fe)? est\b|\bjefe\b",
@@ -134,8 +163,23 @@ _INFER: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )  # fmt: skip
 
 
+_RELATIVE = re.compile(
+    r"^\W*(?:(?:my|the user's|his|her|their|a|die|der|das|seine?|ihre?|la|le|el|su|sa|son|mon|ma"
+    r"|o|il|lo|sua|seu)\s+)?(?:sister|brother|mother|father|mom|dad|mum|son|cousin|aunt|uncle"
+    r"|friend|schwester|bruder|mutter|vater|sohn|tochter|freund\w*|sœur|frère|mère|père|fils"
+    r"|fille|ami\w*|hermana|hermano|madre|padre|hij[oa]|amig[oa]|irmã|irmão|mãe|pai|filh[oa]"
+    r"|sorella|fratello|figli[oa]|\w+'s partner)\b|^(?:姉|兄|妹|弟|母|父|友達)(?:は|が|の)",
+    re.IGNORECASE,
+)
+"""A statement about a relative or friend ("Brother lives in Denver", "A irmã mora em
+Lisboa"): it fills none of the user's own slots."""
+
+
 def infer_subject(text: str, category: FactCategory) -> str | None:
-    """The subject a plain statement is about, when one of the known phrasings says so."""
+    """The subject a plain statement is about, when one of the known phrasings says so; none
+    for a statement about someone else (`_RELATIVE`)."""
+    if _RELATIVE.search(text):
+        return None
     for pattern, subject in _INFER:
         if pattern.search(text):
             return subject

@@ -24,26 +24,36 @@ def _few(tmp_path: Path) -> Path:
     return path
 
 
-def _run(tmp_path: Path, data: Path) -> dict[str, Any]:
+def _run(tmp_path: Path, data: Path, *extra: str) -> dict[str, Any]:
     out = tmp_path / "out.json"
-    assert main(["--data", str(data), "--json", str(out)]) == 0
+    assert main(["--data", str(data), "--json", str(out), *extra]) == 0
     report: dict[str, Any] = json.loads(out.read_text())
     return report
 
 
 def test_the_shipped_set_is_valid_and_large_enough() -> None:
     sequences = load(DATA)
-    assert len(sequences) >= 60
-    assert {s.kind for s in sequences} >= {"change", "coexist", "retraction", "list", "as_of"}
+    assert len(sequences) >= 100
+    kinds = {"change", "coexist", "retraction", "list", "as_of", "correction", "plan",
+             "distractor", "numeric"}  # fmt: skip
+    assert {s.kind for s in sequences} >= kinds
+    held_out = [s for s in sequences if s.split == "held_out"]
+    assert len({s.lang for s in held_out}) >= 6
+    assert {s.split for s in sequences} == {"tune", "held_out"}
 
 
 def test_offline_recollect_keeps_current_facts_and_drops_stale_ones(
     postgres_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("RECOLLECT_DATABASE_URI", postgres_server)
-    report = _run(tmp_path, _few(tmp_path))
+    report = _run(tmp_path, _few(tmp_path), "--judge", "configured,oracle")
     ours, stock = report["systems"]["recollect"], report["systems"]["stock"]
     assert ours["judge"] == "rule"
+    oracle = report["systems"]["recollect:oracle"]
+    assert oracle["judge"] == "OracleJudge"
+    assert oracle["stale_leak_at_5"] == 0.0, oracle["misses"]
+    assert ours["candidate_recall"] == 1.0, "every stale fact was judged or ended by the rule"
+    assert set(ours["by_lang"]) == {"en", "de"}
     assert ours["current_hit_at_5"] == 1.0, ours["misses"]
     assert ours["stale_leak_at_5"] == 0.0, ours["misses"]
     assert ours["as_of_hit_at_5"] == 1.0

@@ -14,6 +14,7 @@ from psycopg_pool import ConnectionPool
 from recollect.extraction.fact_writer import EngineWriter
 from recollect.longterm.configured import configured_judge
 from recollect.longterm.records import FactCategory, NewFact, RememberAction
+from recollect.longterm.rule_judge import RuleJudge
 from recollect.longterm.supersession import ModelJudge
 from recollect.privacy.export import export_user
 from recollect.privacy.lifecycle import RetentionPolicy, run_maintenance
@@ -64,12 +65,16 @@ def test_an_allergy_list_keeps_both_and_a_retraction_ends_one(
     assert "Allergic to peanuts" in [r.fact.text for r in searched.facts]
     assert not scripted_llm.chat_requests, "an addition to a list never asks a judge"
 
-    ended = memory.remember(ANA, said("No longer allergic to peanuts", FactCategory.CONSTRAINT, 3))
+    with scoped(pool, ANA) as conn:
+        writer.remember(
+            conn, ANA, said("No longer allergic to peanuts", FactCategory.CONSTRAINT, 3)
+        )
+    ended = writer.last
+    assert ended is not None
     assert ended.action is RememberAction.SUPERSEDED
-    assert {f.text for f in memory.facts(ANA)} == {
-        "Allergic to shellfish",
-        "No longer allergic to peanuts",
-    }
+    assert {f.text for f in memory.facts(ANA)} == {"Allergic to shellfish"}, "a retraction"
+    assert ended.fact.valid_to == ended.fact.learned_at, "kept as the record, never live"
+    assert memory.profile(ANA).values("constraints") == ["Allergic to shellfish"]
 
 
 def test_where_did_i_live_before_is_answered_by_as_of(
@@ -130,8 +135,8 @@ def test_the_model_judge_is_wired_by_default_and_decides_across_subjects(
     assert any("Old: Tom is my manager" in json.dumps(r) for r in scripted_llm.chat_requests)
 
 
-def test_offline_there_is_no_judge_and_the_rule_decides(pool: ConnectionPool[Any]) -> None:
-    assert configured_judge() is None
+def test_offline_the_rule_judges_and_the_rule_decides(pool: ConnectionPool[Any]) -> None:
+    assert isinstance(configured_judge(), RuleJudge)
     memory = memory_over(pool, None)
     memory.remember(ANA, said("Uses Postgres 15", FactCategory.TECHNICAL_STACK, 0))
     memory.remember(ANA, said("Uses Redis", FactCategory.TECHNICAL_STACK, 1))

@@ -4,6 +4,7 @@ concurrent writers from separate connections."""
 from __future__ import annotations
 
 import threading
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
@@ -21,6 +22,7 @@ from recollect.longterm.profile import (
     update_profile,
 )
 from recollect.longterm.records import FactCategory, NewFact, ProfileEntry
+from recollect.longterm.rule_judge import RuleJudge
 from recollect.store import migrations
 from recollect.store.scope import Scope
 from recollect.store.server import CONNECTION_KWARGS, with_database
@@ -203,3 +205,30 @@ def test_the_migration_carries_key_value_profiles_over_as_version_1(postgres_ser
     finally:
         with psycopg.connect(postgres_server, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def test_the_profile_follows_the_inferred_subject_flips_and_answers_as_of(
+    pool: ConnectionPool[Any],
+) -> None:
+    memory = LongTermMemory(pool, judge=RuleJudge())
+    writer = EngineWriter(memory)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def said(text: str, category: FactCategory, day: int) -> None:
+        fact = NewFact(text=text, category=category, learned_at=t0 + timedelta(days=day))
+        with scoped(pool, SCOPE) as conn:
+            writer.remember(conn, SCOPE, fact)
+
+    said("Lives in Stockholm", FactCategory.BIOGRAPHICAL, 0)
+    said("Prefers dark mode in every editor", FactCategory.PREFERENCE, 1)
+    said("Next month moving to Oslo", FactCategory.BIOGRAPHICAL, 10)
+    assert memory.profile(SCOPE).values("location") == ["Lives in Stockholm"], "a plan waits"
+    said("Now prefers light mode", FactCategory.PREFERENCE, 20)
+    assert memory.profile(SCOPE).values("preferences") == ["Now prefers light mode"]
+
+    then = memory.recall(SCOPE, "display settings", as_of=t0 + timedelta(days=5))
+    assert ("preferences", "Prefers dark mode in every editor") in [
+        (p.key, p.value) for p in then.profile
+    ]
+    now = memory.recall(SCOPE, "display settings")
+    assert ("preferences", "Now prefers light mode") in [(p.key, p.value) for p in now.profile]
