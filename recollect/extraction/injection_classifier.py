@@ -14,6 +14,7 @@ When unmasking undid a disguise, the rules read the readable form first.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -23,6 +24,7 @@ from numpy.typing import NDArray
 
 from recollect.extraction.injection_patterns import RULES
 from recollect.extraction.normalise import canonical, views
+from recollect.extraction.redaction import redact
 from recollect.extraction.unmask import unmasked
 from recollect.longterm.embeddings import OFFLINE, OfflineE5Embeddings, init_embeddings
 
@@ -31,6 +33,7 @@ SWITCH_ENV = "RECOLLECT_INJECTION_MODEL"
 REASON = "injection: reads as an instruction to the assistant (learned, score {score:.2f})"
 
 Vectors = NDArray[np.float32]
+_PLACEHOLDER = re.compile(r"\[[A-Z_]+\]")
 
 
 @dataclass(frozen=True)
@@ -86,8 +89,11 @@ def _embedder() -> OfflineE5Embeddings:
 
 
 def readable(text: str) -> str:
-    """What the classifier reads: the fact with its disguises undone."""
-    return unmasked(text, _embedder().token_count)
+    """What the classifier reads: the fact with its disguises undone and its personal values
+    and secrets left out ("Amex is the default"): a card number, a key or an address says
+    nothing about whether the sentence is an order, and its placeholder would become a cue."""
+    plain = redact(unmasked(text, _embedder().token_count)).text
+    return " ".join(_PLACEHOLDER.sub(" ", plain).split())
 
 
 def embed_readable(readables: list[str]) -> Vectors:
@@ -124,11 +130,19 @@ def learned_reasons(text: str) -> tuple[str, ...]:
     a disguise was undone), then the network's score; none when the layer is switched off."""
     if not enabled() or not text.strip():
         return ()
-    form = readable(text)
+    form = unmasked(text, _embedder().token_count)
     if form != " ".join(canonical(text).split()):
         seen = "\n".join(views(form))
         ruled = [f"injection: {name} (unmasked)" for name, rule in RULES if rule.search(seen)]
         if ruled:
             return tuple(dict.fromkeys(ruled))
+    if too_short(readable(text)):
+        return ()
     score = injection_score(text)
     return (REASON.format(score=score),) if score >= shipped_model().threshold else ()
+
+
+def too_short(form: str) -> bool:
+    """A Latin-script remainder under three words and 16 characters ("WhatsApp" once the
+    number is left out) gives the network too little to read; the rules still judge it."""
+    return form.isascii() and len(form.split()) < 3 and len(form) < 16
