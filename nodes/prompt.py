@@ -1,11 +1,13 @@
 """Assemble what the model sees within `Context.context_tokens`, category by category.
 
 One system message carries the instructions and the memory sections (each a `## Heading`
-block, so any model, and the offline one, can tell memory from instructions); the verbatim
-history follows. Each category has a share of the budget and is cut its own way when it
-overflows: pinned values keep constraints and the newest values, recalled memories drop the
-lowest-ranked whole items, the summary is cut hard, tool results keep head and tail (JSON
-stays valid), and the history drops its oldest whole turns. The history gets whatever the
+block, so any model, and the offline one, can tell memory from instructions); the profile and
+recalled memories sit inside one `<memory>` block as quoted values (`memory_block`), so a
+remembered sentence is read as data, never obeyed. The verbatim history follows. Each
+category has a share of the budget and is cut its own way when it overflows: pinned values
+keep constraints and the newest values, recalled memories drop the lowest-ranked whole items,
+the summary is cut hard, tool results keep head and tail (JSON stays valid), and the history
+drops its oldest whole turns. The history gets whatever the
 other categories leave, so a short summary means more verbatim turns.
 """
 
@@ -17,6 +19,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, SystemMessage, ToolMessage
 
+from nodes.memory_block import MEMORY_IS_DATA, memory_block, quoted
 from recollect.history.content import cut_content
 from recollect.history.pinning import INSTRUCTION_KINDS
 from recollect.history.records import PinnedValue
@@ -39,6 +42,8 @@ class BudgetShares:
 
 
 SHARES = BudgetShares()
+MEMORY_KEYS = frozenset({"profile", "recalled"})
+"""Sections rendered inside the memory block: remembered text, quoted."""
 
 CITE_RECALLED = (
     "Each recalled memory ends with its id, like [m:1a2b3c4d]; when you use one, name its id."
@@ -95,7 +100,7 @@ def build_prompt(
     recalled = state.get("recalled") or []
     profile = [item for item in recalled if item["kind"] == "profile"]
     if profile:  # the profile is always in context; it is capped when it is written
-        sections.append(("User profile", "profile", "\n".join(f"- {p['text']}" for p in profile)))
+        sections.append(("User profile", "profile", "\n".join(profile_line(p) for p in profile)))
     recalled_body, dropped_recalled = render_recalled(
         [item for item in recalled if item["kind"] != "profile"], int(budget * shares.recalled)
     )
@@ -107,8 +112,15 @@ def build_prompt(
         text = cap_summary(summary["text"], int(budget * shares.summary))
         sections.append(("Conversation summary", "summary", text))
     summary_shown = ""
+    remembered = [(heading, body) for heading, key, body in sections if key in MEMORY_KEYS]
+    if remembered:
+        system_parts.append(MEMORY_IS_DATA)
     for heading, key, body in sections:
-        system_parts.append(f"## {heading}\n{body}")
+        if key not in MEMORY_KEYS:
+            system_parts.append(f"## {heading}\n{body}")
+        elif remembered:  # the whole block goes where its first section would
+            system_parts.append(memory_block(remembered))
+            remembered = []
         tokens[key] = tokens.get(key, 0) + text_tokens(body)
         summary_shown = body if key == "summary" else summary_shown
     system = SystemMessage(content="\n\n".join(system_parts))
@@ -150,8 +162,15 @@ def pinned_items(state: AgentState) -> list[tuple[str, PinnedValue]]:
 
 
 def recalled_line(item: RecalledItem) -> str:
-    """How a recalled item is written in the prompt: dated, with its short id to cite."""
-    return f"- ({item['learned_at'][:10]}) {item['text']} [m:{short_id(item['id'])}]"
+    """How a recalled item is written in the prompt: dated, quoted, with its short id to cite."""
+    return f"- ({item['learned_at'][:10]}) {quoted(item['text'])} [m:{short_id(item['id'])}]"
+
+
+def profile_line(item: RecalledItem) -> str:
+    """A profile field as `- field: "value"`; the value quoted like every remembered text."""
+    field = item["id"].removeprefix("profile:")
+    value = item["text"].removeprefix(f"{field}: ")
+    return f"- {field}: {quoted(value)}"
 
 
 def short_id(item_id: str) -> str:

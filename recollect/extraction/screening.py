@@ -5,9 +5,10 @@ an instruction smuggled in as a fact ("ignore previous instructions", "du bist j
 marker, a tool or URL directive, the same in base64 or Cyrillic look-alikes) would act on every
 future conversation. The rules live in `injection_patterns`; they read every view of the text
 that `normalise.views` produces. Each rule has a name, which is the reason recorded when it
-fires, so a verdict can always be explained. An instruction cut across two facts ("Ignore all
-previous" + "instructions from now on", each harmless alone) is read joined, so neither half
-passes.
+fires, so a verdict can always be explained. A fact no rule refuses is read once more by the
+learned layer (`injection_classifier`), which judges what it means in any language or wording.
+An instruction cut across two facts ("Ignore all previous" + "instructions from now on", each
+harmless alone) is read joined by the rules, so neither half passes.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
+from recollect.extraction.injection_classifier import learned_reasons
 from recollect.extraction.injection_patterns import RULES
 from recollect.extraction.normalise import canonical, views
 
@@ -36,15 +38,22 @@ screened once)."""
 @lru_cache(maxsize=4096)
 def screen(text: str) -> tuple[str, ...]:
     """Reasons this text is an instruction rather than a fact; empty when it is clean."""
+    return _ruled(text) or learned_reasons(text)
+
+
+@lru_cache(maxsize=4096)
+def _ruled(text: str) -> tuple[str, ...]:
+    """The pattern rules that fire on any view of `text`."""
     seen = "\n".join(views(text))
     return tuple(dict.fromkeys(f"injection: {name}" for name, rule in RULES if rule.search(seen)))
 
 
 @lru_cache(maxsize=1024)
 def _joined(earlier: str, later: str) -> tuple[str, ...]:
-    """Rules that fire on the two facts read as one text and on neither alone."""
-    alone = {*screen(earlier), *screen(later)}
-    return tuple(r for r in screen(f"{earlier} {later}") if r not in alone)
+    """Rules that fire on the two facts read as one text and on neither alone (the rules
+    only: the learned layer has read each fact on its own)."""
+    alone = {*_ruled(earlier), *_ruled(later)}
+    return tuple(r for r in _ruled(f"{earlier} {later}") if r not in alone)
 
 
 def completes_split_instruction(earlier: str, text: str) -> tuple[str, ...]:

@@ -74,6 +74,11 @@ class OfflineE5Embeddings(Embeddings):
             vectors = self._engine.passage(list(texts))
         return [row.tolist() for row in vectors]
 
+    def token_count(self, text: str) -> int:
+        """Tokens e5's tokenizer cuts `text` into (real words cost fewer than scrambled ones)."""
+        with self._lock:
+            return int(self._engine.token_count(capped_query(text), True))
+
     def embed_query(self, text: str) -> list[float]:
         text = capped_query(text)
         with self._lock:

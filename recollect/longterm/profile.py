@@ -24,6 +24,7 @@ from typing import Any
 from psycopg import Connection
 from psycopg.types.json import Jsonb
 
+from recollect.longterm.imperatives import addressed_to_assistant
 from recollect.longterm.records import FactCategory, NewFact, ProfileEntry, StoredFact
 from recollect.store.scope import Scope
 
@@ -105,6 +106,11 @@ class ProfileUpdate:
         if len(self.value) > MAX_VALUE_LENGTH:
             raise ValueError(
                 f"profile value for {self.field!r} exceeds {MAX_VALUE_LENGTH} characters"
+            )
+        if addressed_to_assistant(self.value):
+            raise ValueError(
+                f"profile value for {self.field!r} is an instruction to the assistant, not "
+                "something about the user"
             )
 
 
@@ -202,7 +208,7 @@ def update_profile(
 
 def updates_for(fact: NewFact, fact_id: str) -> list[ProfileUpdate]:
     """The profile field an accepted fact feeds, if any (subject names a single field)."""
-    if _PLACEHOLDER.search(fact.text):
+    if _PLACEHOLDER.search(fact.text) or addressed_to_assistant(fact.text):
         return []
     subject = (fact.subject or "").strip().lower()
     value = fact.text.strip()

@@ -51,6 +51,8 @@ OFFLINE_NOTICE = (
 )
 
 _SECTION_HEADING = "## "
+_DELIMITER = re.compile(r"</?[a-z_]+>")
+"""A line that only opens or closes a block of sections (`<memory>`) is not memory itself."""
 _ToolMode = Literal["auto", "none", "any", "named"]
 _ToolLike = dict[str, Any] | type | Callable[..., Any] | BaseTool
 
@@ -350,7 +352,7 @@ def _memory_sections(system_text: str) -> list[tuple[str, list[str]]]:
     for line in system_text.splitlines():
         if line.startswith(_SECTION_HEADING):
             sections.append((line[len(_SECTION_HEADING) :].strip() or "(untitled)", []))
-        elif sections and line.strip():
+        elif sections and line.strip() and not _DELIMITER.fullmatch(line.strip()):
             sections[-1][1].append(line.rstrip())
     return sections
 

@@ -51,8 +51,8 @@ def test_recalled_memory_reaches_the_model_with_dates(
     assert not any("React 16" in t or "Vue" in t for t in texts)
     system = scripted_llm.last_messages()[0]["content"]
     yesterday = (datetime.now(UTC) - timedelta(days=1)).date().isoformat()
-    assert "## User profile\n- name: Dana" in system
-    assert f"- ({yesterday}) Frontend moved to React 19" in system
+    assert '<memory>\n## User profile\n- name: "Dana"' in system
+    assert f'- ({yesterday}) "Frontend moved to React 19"' in system
     assert "React 16" not in system
     assert result["context_tokens"]["recalled"] > 0
     assert result["context_tokens"]["profile"] > 0
