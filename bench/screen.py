@@ -28,7 +28,7 @@ from recollect.extraction.injection_patterns import RULES
 from recollect.extraction.normalise import canonical
 from recollect.extraction.pii_decoding import decode
 from recollect.extraction.redaction import redact
-from recollect.extraction.screening import screen
+from recollect.extraction.screening import clear_caches
 from recollect.extraction.secrets import find_secrets
 from recollect.extraction.validation import FactScreen, Verdict, normalise
 from tests.support.screening_corpus import (
@@ -175,7 +175,7 @@ def latency(check: Callable[[str], Verdict], repeats: int) -> dict[str, float]:
     best = [float("inf")] * len(texts)
     for _ in range(repeats):
         for index, text in enumerate(texts):
-            screen.cache_clear()
+            clear_caches()
             start = time.perf_counter()
             check(text)
             elapsed = (time.perf_counter() - start) * 1000

@@ -16,13 +16,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
-from recollect.extraction.injection_classifier import learned_reasons
+from recollect.extraction.injection_classifier import forget_scores, learned_reasons
 from recollect.extraction.injection_patterns import RULES
 from recollect.extraction.normalise import canonical, views
 
 __all__ = [
     "SPLIT_WINDOW",
     "canonical",
+    "clear_caches",
     "completes_split_instruction",
     "opens_split_instruction",
     "screen",
@@ -35,10 +36,18 @@ neighbour each side keeps a batch's cost to one extra screening per fact (each j
 screened once)."""
 
 
-@lru_cache(maxsize=4096)
 def screen(text: str) -> tuple[str, ...]:
-    """Reasons this text is an instruction rather than a fact; empty when it is clean."""
+    """Reasons this text is an instruction rather than a fact; empty when it is clean. Not
+    cached itself: the rules' verdict and the learned score are, and the learned layer's
+    switch is read on every call."""
     return _ruled(text) or learned_reasons(text)
+
+
+def clear_caches() -> None:
+    """Forget every verdict kept, so a benchmark times the screening itself."""
+    _ruled.cache_clear()
+    _joined.cache_clear()
+    forget_scores()
 
 
 @lru_cache(maxsize=4096)
