@@ -24,6 +24,7 @@ from psycopg import AsyncConnection, Connection
 from psycopg_pool import ConnectionPool
 
 from recollect.longterm import fact_sql as sql
+from recollect.longterm.about_user import asks_about_user
 from recollect.longterm.duplicates import STOP_WORDS
 from recollect.longterm.embeddings import capped_query
 from recollect.longterm.encodings import aload_missing, load_missing
@@ -98,6 +99,8 @@ class RecallPlan:
     late: LateInteractionReranker | None
     reranker: Reranker | None
     repeat_profile: bool
+    about_user: bool = False
+    """The query asks about the user: the relevance floor keeps its candidates."""
     probe: bool = False
     """The query is not embedded yet: the fetch also asks whether a dense search could find
     anything, and a yes means reading again with the query embedded (`dense_found`)."""
@@ -289,6 +292,7 @@ def plan_recall(
         late=late,
         reranker=reranker,
         repeat_profile=repeat_profile,
+        about_user=asks_about_user(query),
         probe=probe,
     )
 
@@ -382,7 +386,7 @@ def gathered(
     present: bool = False,
 ) -> Fetched:
     """Candidates from the fetched rows, all set aside when the relevance floor says the query
-    is off topic."""
+    is off topic (never a question about the user)."""
     fact_rows: dict[str, dict[str, Any]] = {}
     facts = _candidates(
         results[("fact", Method.DENSE)], results[("fact", Method.LEXICAL)], fact_rows
@@ -390,7 +394,8 @@ def gathered(
     episodes = _candidates(
         results[("episode", Method.DENSE)], results[("episode", Method.LEXICAL)], {}
     )
-    if has_content(plan.query) and _above(plan.floor, facts + episodes):
+    floor = None if plan.about_user else plan.floor
+    if has_content(plan.query) and _above(floor, facts + episodes):
         return Fetched(facts, episodes, [], fact_rows, document, present)
     floored = [("fact", c) for c in facts] + [("episode", c) for c in episodes]
     return Fetched([], [], floored, fact_rows, document, present)
