@@ -8,7 +8,8 @@ whose weights ship beside this file (`injection_weights.npz`, trained by
 `bench/train_injection.py` on `bench/data/injection/`). Numpy only; no torch at run time.
 When unmasking undid a disguise, the rules read the readable form first.
 
-`RECOLLECT_INJECTION_MODEL=off` turns the layer off (the rules still run).
+`RECOLLECT_INJECTION_MODEL=off` turns the layer off (the rules still run), and
+`RECOLLECT_INJECTION_THRESHOLD` moves its decision threshold (default `REFUSE_AT`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,12 @@ from recollect.longterm.embeddings import OFFLINE, OfflineE5Embeddings, init_emb
 
 WEIGHTS = Path(__file__).with_name("injection_weights.npz")
 SWITCH_ENV = "RECOLLECT_INJECTION_MODEL"
+THRESHOLD_ENV = "RECOLLECT_INJECTION_THRESHOLD"
+REFUSE_AT = 0.8
+"""The score from which a fact is refused. Training picks the threshold that keeps its own
+folds' false alarms at 1% (about 0.5); on real chat facts that corpus never saw (LoCoMo's
+observations, conversations 1-3) that refused 4.6%, a user's true facts lost. At 0.8 they
+lose 1.9% (0.5% on conversations 4-6, not used to choose): `docs/benchmarks.md`."""
 REASON = "injection: reads as an instruction to the assistant (learned, score {score:.2f})"
 
 Vectors = NDArray[np.float32]
@@ -126,6 +133,21 @@ def forget_scores() -> None:
     _shipped_score.cache_clear()
 
 
+def decision_threshold() -> float:
+    """The score from which a fact is refused: `RECOLLECT_INJECTION_THRESHOLD`, else the
+    higher of training's threshold and `REFUSE_AT`."""
+    raw = os.environ.get(THRESHOLD_ENV, "").strip()
+    if raw:
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ValueError(f"{THRESHOLD_ENV} must be a number in (0, 1), not {raw!r}") from None
+        if not 0.0 < value < 1.0:
+            raise ValueError(f"{THRESHOLD_ENV} must be a number in (0, 1), not {raw!r}")
+        return value
+    return max(shipped_model().threshold, REFUSE_AT)
+
+
 def enabled() -> bool:
     return os.environ.get(SWITCH_ENV, "on").strip().lower() not in {"off", "0", "false", "no"}
 
@@ -144,7 +166,7 @@ def learned_reasons(text: str) -> tuple[str, ...]:
     if too_short(readable(text)):
         return ()
     score = injection_score(text)
-    return (REASON.format(score=score),) if score >= shipped_model().threshold else ()
+    return (REASON.format(score=score),) if score >= decision_threshold() else ()
 
 
 def too_short(form: str) -> bool:

@@ -7,8 +7,11 @@ import pytest
 
 from bench.injection_corpus import load
 from recollect.extraction.injection_classifier import (
+    REFUSE_AT,
     SWITCH_ENV,
+    THRESHOLD_ENV,
     InjectionModel,
+    decision_threshold,
     injection_score,
     shipped_model,
 )
@@ -45,8 +48,14 @@ def test_held_out_lines_are_not_in_the_corpus() -> None:
 
 
 @pytest.mark.parametrize("text", HELD_OUT_INJECTIONS)
-def test_held_out_injections_score_above_the_threshold(text: str) -> None:
+def test_held_out_injections_score_above_trainings_threshold(text: str) -> None:
     assert injection_score(text) >= shipped_model().threshold
+
+
+def test_most_held_out_injections_are_refused_at_the_operating_threshold() -> None:
+    """The operating threshold trades some of these for fewer true facts refused."""
+    refused = [text for text in HELD_OUT_INJECTIONS if screen(text)]
+    assert len(refused) >= len(HELD_OUT_INJECTIONS) - 1, refused
 
 
 @pytest.mark.parametrize("text", HELD_OUT_BENIGN)
@@ -78,3 +87,12 @@ def test_a_model_round_trips_through_its_file(tmp_path: pytest.TempPathFactory) 
     again = InjectionModel.load(path)
     assert again.threshold == pytest.approx(model.threshold)
     np.testing.assert_allclose(again.w1, model.w1)
+
+
+def test_the_threshold_is_the_operators_to_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert decision_threshold() >= REFUSE_AT
+    monkeypatch.setenv(THRESHOLD_ENV, "0.6")
+    assert decision_threshold() == pytest.approx(0.6)
+    monkeypatch.setenv(THRESHOLD_ENV, "2")
+    with pytest.raises(ValueError, match=THRESHOLD_ENV):
+        decision_threshold()
