@@ -1,0 +1,80 @@
+"""A plan starts on its day: until then the fact it replaces holds, after it the plan does.
+
+The clock is fixed: facts are learned at set moments and recall is asked at set moments
+(`now=`, `as_of=`), so no test waits for a day to come.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from psycopg_pool import ConnectionPool
+
+from recollect.extraction.fact_writer import EngineWriter
+from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.records import FactCategory, NewFact, RememberAction
+from recollect.store.scope import Scope
+from recollect.store.tenancy import scoped
+from tests.support.memory import memory_over
+
+ANA = Scope.for_user("acme", "ana")
+T0 = datetime(2026, 1, 1, 9, tzinfo=UTC)
+DAY = timedelta(days=1)
+OSLO_DAY = datetime(2026, 2, 1, tzinfo=UTC)
+""""Next month", said in January."""
+QUERY = "where does the user live Stockholm Oslo"
+
+
+def said(text: str, days: float) -> NewFact:
+    return NewFact(text=text, category=FactCategory.BIOGRAPHICAL, learned_at=T0 + days * DAY)
+
+
+def _recalled(memory: LongTermMemory, **when: datetime) -> list[str]:
+    found = memory.recall(ANA, QUERY, repeat_profile=True, **when)
+    return [r.fact.text for r in found.facts]
+
+
+def _location(memory: LongTermMemory, at: datetime) -> str:
+    return " ".join(memory.profile_at(ANA, at).values("location"))
+
+
+def test_a_dated_plan_takes_over_on_its_day(pool: ConnectionPool[Any]) -> None:
+    memory = memory_over(pool, None)
+    writer = EngineWriter(memory)
+    with scoped(pool, ANA) as conn:
+        writer.remember(conn, ANA, said("I live in Stockholm", 0))
+        writer.remember(conn, ANA, said("Next month I'm moving to Oslo", 10))
+    plan = writer.last
+    assert plan is not None
+    assert plan.action is RememberAction.INSERTED
+    assert plan.replaced == (), "nothing ends yet"
+    assert plan.fact.valid_from == OSLO_DAY
+    assert plan.fact.planned
+    assert plan.fact.metadata["plan"] is True
+    history = {f.text: f for f in memory.facts(ANA, include_superseded=True)}
+    assert history["I live in Stockholm"].valid_to == OSLO_DAY, "it holds until the plan's day"
+
+    before = T0 + 20 * DAY
+    assert _recalled(memory, now=before) == ["I live in Stockholm"]
+    assert _recalled(memory, as_of=before) == ["I live in Stockholm"]
+    assert "Stockholm" in " ".join(memory.profile(ANA).values("location"))
+    assert "Oslo" not in " ".join(memory.profile(ANA).values("location"))
+    assert "Stockholm" in _location(memory, before)
+
+    after = OSLO_DAY + DAY
+    assert _recalled(memory, now=after) == ["Next month I'm moving to Oslo"]
+    assert _recalled(memory, as_of=after) == ["Next month I'm moving to Oslo"]
+    assert "Oslo" in _location(memory, after)
+    assert "Stockholm" not in _location(memory, after)
+
+
+def test_a_plan_without_a_day_is_kept_beside_and_ends_nothing(pool: ConnectionPool[Any]) -> None:
+    memory = memory_over(pool, None)
+    memory.remember(ANA, said("I live in Stockholm", 0))
+    plan = memory.remember(ANA, said("I'm going to move to Oslo someday", 10))
+    assert plan.fact.metadata["plan"] is True
+    assert plan.fact.valid_from == plan.fact.learned_at
+    history = {f.text: f for f in memory.facts(ANA, include_superseded=True)}
+    assert history["I live in Stockholm"].valid_to is None
+    assert "I live in Stockholm" in _recalled(memory, now=T0 + 400 * DAY)
