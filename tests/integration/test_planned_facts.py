@@ -54,6 +54,12 @@ def test_a_dated_plan_takes_over_on_its_day(pool: ConnectionPool[Any]) -> None:
     assert plan.fact.metadata["plan"] is True
     history = {f.text: f for f in memory.facts(ANA, include_superseded=True)}
     assert history["I live in Stockholm"].valid_to == OSLO_DAY, "it holds until the plan's day"
+    with scoped(pool, ANA) as conn:
+        starts = conn.execute("SELECT text, valid_from FROM facts ORDER BY learned_at").fetchall()
+    assert [(r["text"], r["valid_from"]) for r in starts] == [
+        ("I live in Stockholm", T0),  # filled from learned_at when the insert names none
+        ("Next month I'm moving to Oslo", OSLO_DAY),
+    ]
 
     before = T0 + 20 * DAY
     assert _recalled(memory, now=before) == ["I live in Stockholm"]
