@@ -259,8 +259,11 @@ class LongTermMemory:
             return RememberResult(
                 action=RememberAction.REINFORCED, fact=StoredFact.model_validate(row)
             )
-        if says_plan(text) and not decision.supersede:
-            return self._plan(conn, scope, params, fact, text, learned_at, vector, rows)
+        if says_plan(text):  # kept beside what holds, unless it names the day it starts
+            fact = fact.model_copy(update={"metadata": {**fact.metadata, PLAN_KEY: True}})
+            start = None if decision.supersede else planned_start(text, learned_at)
+            if start is not None:
+                return self._plan(conn, scope, params, fact, text, learned_at, vector, rows, start)
         contradicted = list(dict.fromkeys([*decision.supersede, *(r["id"] for r in chosen)]))
         decided_by = "extractor" if chosen else "rule"
         if not contradicted and decision.ask and self.judge is not None:
@@ -283,16 +286,14 @@ class LongTermMemory:
         learned_at: datetime,
         vector: list[float] | None,
         rows: list[dict[str, Any]],
+        start: datetime,
     ) -> RememberResult:
-        """A plan is stored starting on the day its words name, and the facts of its slot hold
-        until that day; a plan that names no day is kept beside them, ending nothing."""
-        fact = fact.model_copy(update={"metadata": {**fact.metadata, PLAN_KEY: True}})
-        start = planned_start(text, learned_at)
-        if start is None:
-            return self._insert(
-                conn, scope, params, fact, text, learned_at, vector, rows, [], "rule"
-            )
-        held = held_until_plan(text, fact.subject, fact.category, rows)
+        """A plan is stored starting on `start`, the day its words name, and the facts of its
+        slot (and any the extractor said it replaces) hold until that day."""
+        named = [str(i) for i in fact.replaces if _is_uuid(i) and any(r["id"] == i for r in rows)]
+        held = list(
+            dict.fromkeys([*named, *held_until_plan(text, fact.subject, fact.category, rows)])
+        )
         result = self._insert(conn, scope, params, fact, text, learned_at, vector, rows, [],
                               "rule", valid_from=start)  # fmt: skip
         if held:

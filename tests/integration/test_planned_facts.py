@@ -84,3 +84,25 @@ def test_a_plan_without_a_day_is_kept_beside_and_ends_nothing(pool: ConnectionPo
     history = {f.text: f for f in memory.facts(ANA, include_superseded=True)}
     assert history["I live in Stockholm"].valid_to is None
     assert "I live in Stockholm" in _recalled(memory, now=T0 + 400 * DAY)
+
+
+def test_a_plan_ends_on_its_day_what_the_extractor_says_it_replaces(
+    pool: ConnectionPool[Any],
+) -> None:
+    memory = memory_over(pool, None)
+    vim = memory.remember(
+        ANA, NewFact(text="Uses Vim", category=FactCategory.TECHNICAL_STACK, learned_at=T0)
+    )
+    plan = memory.remember(
+        ANA,
+        NewFact(
+            text="Will switch to Helix next month",
+            category=FactCategory.TECHNICAL_STACK,
+            learned_at=T0 + 10 * DAY,
+            replaces=(vim.fact.id,),
+        ),
+    )
+    assert plan.fact.valid_from == OSLO_DAY
+    history = {f.text: f for f in memory.facts(ANA, include_superseded=True)}
+    assert history["Uses Vim"].valid_to == OSLO_DAY
+    assert history["Uses Vim"].superseded_by is None, "still current until the day"
