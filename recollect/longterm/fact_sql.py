@@ -47,8 +47,9 @@ LIVE = _LIVE_AT.format(now="now()")
 """True now: not replaced, not deleted, begun (a plan starts on its day; any other fact when it
 was learned, whatever the clocks say) and not ended (a fact whose successor was purged keeps
 its `valid_to` and stays history; a fact a plan replaces holds until the plan's day)."""
-LIVE_AT_NOW = _LIVE_AT.format(now="%(now)s")
-"""`LIVE` at the caller's clock, as recall reads it."""
+LIVE_OR_PLANNED = "superseded_by IS NULL AND deleted_at IS NULL AND " + _HELD.format(now="%(now)s")
+"""What recall reads at the caller's clock: `LIVE`, and the plans still to start, which the
+prompt shows with the day they start (a plan is worth knowing before it happens)."""
 AS_OF = (
     "deleted_at IS NULL AND learned_at <= %(as_of)s AND valid_from <= %(as_of)s"
     " AND (valid_to IS NULL OR valid_to > %(as_of)s)"
@@ -264,7 +265,7 @@ _EPISODE_AS_OF = "AND occurred_at <= %(as_of)s"
 DENSE = {
     kind: _DENSE.format(
         scope=clause,
-        live=LIVE_AT_NOW,
+        live=LIVE_OR_PLANNED,
         dims=f"vector_dims(embedding) <= {COVERED_MAX_DIM}",
         episode_time="",
     )
@@ -273,7 +274,7 @@ DENSE = {
 """Embeddings the covering index holds: an index-only scan."""
 DENSE_WIDE = {
     kind: _DENSE.format(
-        scope=clause, live=LIVE_AT_NOW, dims="embedding IS NOT NULL", episode_time=""
+        scope=clause, live=LIVE_OR_PLANNED, dims="embedding IS NOT NULL", episode_time=""
     )
     for kind, clause in _READ_SCOPE.items()
 }
@@ -303,7 +304,7 @@ LIMIT %(lexical_limit)s)
 which a one-sentence fact hardly tells apart, and cost 1.5 ms more per recall (3 ms at p95),
 for 0.2 points of LoCoMo recall@5 on the tuning and the report conversations alike."""
 LEXICAL = {
-    kind: _LEXICAL.format(scope=clause, live=LIVE_AT_NOW, episode_time="")
+    kind: _LEXICAL.format(scope=clause, live=LIVE_OR_PLANNED, episode_time="")
     for kind, clause in _READ_SCOPE.items()
 }
 LEXICAL_AS_OF = {

@@ -11,6 +11,7 @@ from typing import Any
 
 from psycopg_pool import ConnectionPool
 
+from nodes.recall import as_items
 from recollect.extraction.fact_writer import EngineWriter
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewFact, RememberAction
@@ -62,7 +63,12 @@ def test_a_dated_plan_takes_over_on_its_day(pool: ConnectionPool[Any]) -> None:
     ]
 
     before = T0 + 20 * DAY
-    assert _recalled(memory, now=before) == ["I live in Stockholm"]
+    shown = [item["text"] for item in as_items(memory.recall(ANA, QUERY, now=before))]
+    assert "Next month I'm moving to Oslo (from 2026-02-01)" in shown, "recalled as a plan"
+    assert set(_recalled(memory, now=before)) == {
+        "I live in Stockholm",
+        "Next month I'm moving to Oslo",
+    }
     assert _recalled(memory, as_of=before) == ["I live in Stockholm"]
     assert "Stockholm" in " ".join(memory.profile(ANA).values("location"))
     assert "Oslo" not in " ".join(memory.profile(ANA).values("location"))
