@@ -15,6 +15,7 @@ from nodes.recall import as_items
 from recollect.extraction.fact_writer import EngineWriter
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewFact, RememberAction
+from recollect.privacy.export import export_user
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
 from tests.support.memory import memory_over
@@ -112,3 +113,16 @@ def test_a_plan_ends_on_its_day_what_the_extractor_says_it_replaces(
     history = {f.text: f for f in memory.facts(ANA, include_superseded=True)}
     assert history["Uses Vim"].valid_to == OSLO_DAY
     assert history["Uses Vim"].superseded_by is None, "still current until the day"
+
+
+def test_an_export_shows_the_fact_a_plan_replaces_live_until_the_day(
+    pool: ConnectionPool[Any],
+) -> None:
+    memory = memory_over(pool, None)
+    today = datetime.now(UTC)
+    memory.remember(ANA, NewFact(text="I live in Stockholm", category="biographical",
+                                 learned_at=today - DAY))  # fmt: skip
+    memory.remember(ANA, NewFact(text="Next month I'm moving to Oslo", category="biographical",
+                                 learned_at=today))  # fmt: skip
+    statuses = {f["text"]: f["status"] for f in export_user(pool, ANA)["facts"]}
+    assert statuses == {"I live in Stockholm": "live", "Next month I'm moving to Oslo": "live"}
