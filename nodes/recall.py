@@ -20,7 +20,7 @@ from nodes.context import context_of
 from nodes.trace import note_recall
 from recollect.basestore.values import item_text
 from recollect.longterm.facts import LongTermMemory
-from recollect.longterm.records import Recollection
+from recollect.longterm.records import Recollection, StoredFact
 from recollect.store.apool import shared_async_pool
 from recollect.store.errors import RecollectError
 from recollect.store.offload import offloaded
@@ -46,6 +46,13 @@ def latest_user_text(messages: list[AnyMessage]) -> str:
     return ""
 
 
+def shown_text(fact: StoredFact) -> str:
+    """A fact's text, and for a plan the day it starts: "(from 2027-01-01)"."""
+    if not fact.planned:
+        return fact.text
+    return f"{fact.text} (from {fact.valid_from.date().isoformat()})"
+
+
 def as_items(found: Recollection) -> list[RecalledItem]:
     """Profile first (always), then facts and episodes in score order."""
     items: list[RecalledItem] = [
@@ -64,7 +71,7 @@ def as_items(found: Recollection) -> list[RecalledItem]:
             RecalledItem(
                 id=r.fact.id,
                 kind=str(r.fact.category),
-                text=r.fact.text,
+                text=shown_text(r.fact),
                 learned_at=r.fact.learned_at.isoformat(),
                 score=round(r.score, 4),
             ),

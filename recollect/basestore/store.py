@@ -65,6 +65,7 @@ from recollect.basestore.values import (
 from recollect.extraction.validation import FactScreen, ValidationPolicy
 from recollect.longterm.fact_sql import LOCK_USER
 from recollect.longterm.facts import WRITTEN_BY, LongTermMemory, writable
+from recollect.longterm.plans import PLAN_KEY
 from recollect.longterm.profile import ProfileUpdate, updates_for
 from recollect.longterm.recall import has_content, query_vector, relevance_floor
 from recollect.longterm.records import NewFact, ProfileEntry, RememberAction, StoredFact
@@ -311,8 +312,12 @@ class RecollectStore(BaseStore):
             return self.memory.remember_in(conn, scope, fact, vector=vector).fact.id
         result = self.memory.remember_in(conn, scope, fact, vector=vector)
         if result.action is not RememberAction.INSERTED_STALE:
+            planned = bool(result.fact.metadata.get(PLAN_KEY))  # it changes no field yet
             self.memory.update_profile_in(
-                conn, scope, updates_for(fact, result.fact.id), forget_fact_ids=result.replaced
+                conn,
+                scope,
+                [] if planned else updates_for(fact, result.fact.id),
+                forget_fact_ids=result.replaced,
             )
         return result.fact.id
 

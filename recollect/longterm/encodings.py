@@ -17,7 +17,7 @@ import numpy as np
 from psycopg import AsyncConnection, Connection
 from psycopg_pool import ConnectionPool
 
-from recollect.longterm.fact_sql import LIVE
+from recollect.longterm.fact_sql import NOT_ENDED
 from recollect.longterm.rerankers import LateInteractionReranker, rerank_text
 from recollect.store.scope import Scope, ScopeKind
 from recollect.store.tenancy import scoped
@@ -29,7 +29,7 @@ PENDING_LIMIT = 2048
 
 PENDING = f"""
 SELECT f.id::text AS id, f.text, f.learned_at FROM facts AS f
-WHERE f.org_id = %(org_id)s AND f.user_id = %(user_id)s AND {LIVE}
+WHERE f.org_id = %(org_id)s AND f.user_id = %(user_id)s AND {NOT_ENDED}
   AND NOT EXISTS (
     SELECT 1 FROM fact_encodings AS e WHERE e.fact_id = f.id AND e.model = %(model)s)
 ORDER BY f.learned_at DESC

@@ -34,20 +34,34 @@ _READ_SCOPE = {
         " AND (session_id IS NULL OR session_id = %(session_id)s)"
     ),
 }
-LIVE = "superseded_by IS NULL AND deleted_at IS NULL AND valid_to IS NULL"
-"""True now: not replaced, not deleted, not ended (a fact whose successor was purged keeps its
-`valid_to` and stays history)."""
+_HELD = "(valid_to IS NULL OR (metadata ? 'replaced_by_plan' AND valid_to > {now}))"
+"""Not ended, or ended only on the day of a plan still to come (every other end is the
+moment a successor or a retraction was learned, which has passed)."""
+NOT_ENDED = "superseded_by IS NULL AND deleted_at IS NULL AND " + _HELD.format(now="now()")
+"""Not replaced, not deleted, not ended yet: what holds now, and the plans still to start."""
+_LIVE_AT = (
+    "superseded_by IS NULL AND deleted_at IS NULL"
+    " AND (valid_from <= learned_at OR valid_from <= {now}) AND " + _HELD
+)
+LIVE = _LIVE_AT.format(now="now()")
+"""True now: not replaced, not deleted, begun (a plan starts on its day; any other fact when it
+was learned, whatever the clocks say) and not ended (a fact whose successor was purged keeps
+its `valid_to` and stays history; a fact a plan replaces holds until the plan's day)."""
+LIVE_OR_PLANNED = "superseded_by IS NULL AND deleted_at IS NULL AND " + _HELD.format(now="%(now)s")
+"""What recall reads at the caller's clock: `LIVE`, and the plans still to start, which the
+prompt shows with the day they start (a plan is worth knowing before it happens)."""
 AS_OF = (
-    "deleted_at IS NULL AND learned_at <= %(as_of)s AND (valid_to IS NULL OR valid_to > %(as_of)s)"
+    "deleted_at IS NULL AND learned_at <= %(as_of)s AND valid_from <= %(as_of)s"
+    " AND (valid_to IS NULL OR valid_to > %(as_of)s)"
     " AND (superseded_by IS NULL OR valid_to IS NOT NULL)"
 )
-"""True at `as_of`: learned by then and not yet replaced; a merged duplicate (superseded
-without an end) is never shown twice."""
+"""True at `as_of`: learned by then, begun by then and not yet replaced; a merged duplicate
+(superseded without an end) is never shown twice."""
 
 FACT_COLUMNS = (
     "id::text AS id, org_id, user_id, session_id, category, subject, text, confidence, "
     "source_ids, learned_at, last_reinforced_at, superseded_by::text AS superseded_by, "
-    "deleted_at, valid_to, metadata"
+    "deleted_at, valid_from, valid_to, metadata"
 )
 
 OR_QUERY = """(
@@ -111,12 +125,12 @@ LIMIT %(limit)s
 
 INSERT_FACT = f"""
 INSERT INTO facts (org_id, user_id, session_id, category, subject, text, confidence, source_ids,
-                   learned_at, last_reinforced_at, superseded_by, superseded_at, valid_to,
-                   embedding, metadata)
+                   learned_at, last_reinforced_at, superseded_by, superseded_at, valid_from,
+                   valid_to, embedding, metadata)
 VALUES (%(org_id)s, %(user_id)s, %(session_id)s, %(category)s, %(subject)s, %(text)s,
         %(confidence)s, %(source_ids)s, %(learned_at)s, %(learned_at)s,
         %(superseded_by)s::uuid, CASE WHEN %(superseded_by)s::uuid IS NULL THEN NULL ELSE now() END,
-        %(valid_to)s, %(vector)s::vector, %(metadata)s)
+        %(valid_from)s::timestamptz, %(valid_to)s, %(vector)s::vector, %(metadata)s)
 RETURNING {FACT_COLUMNS}
 """
 
@@ -127,6 +141,18 @@ WHERE {scope} AND id = ANY(%(ids)s::uuid[]) AND superseded_by IS NULL
 """,
     _WRITE_SCOPE,
 )
+
+END_WHEN_PLAN_STARTS = _by_kind(
+    """
+UPDATE facts SET valid_to = %(valid_to)s,
+                 metadata = metadata || jsonb_build_object('replaced_by_plan', %(new_id)s::text)
+WHERE {scope} AND id = ANY(%(ids)s::uuid[]) AND superseded_by IS NULL
+  AND (valid_to IS NULL OR valid_to > %(valid_to)s)
+""",
+    _WRITE_SCOPE,
+)
+"""A plan replaces these facts on its day: each holds until then, and nothing needs to run
+when the day comes (`LIVE` and `AS_OF` read `valid_from` and `valid_to`)."""
 
 REINFORCE = _by_kind(
     f"""
@@ -143,7 +169,7 @@ RETURNING {FACT_COLUMNS}
 )
 
 FORGET = _by_kind(
-    f"UPDATE facts SET deleted_at = now() WHERE {{scope}} AND id = %(id)s::uuid AND {LIVE}",
+    f"UPDATE facts SET deleted_at = now() WHERE {{scope}} AND id = %(id)s::uuid AND {NOT_ENDED}",
     _WRITE_SCOPE,
 )
 
@@ -151,7 +177,7 @@ LIST_FACTS = _by_kind(
     f"""
 SELECT {FACT_COLUMNS} FROM facts
 WHERE {{scope}} AND deleted_at IS NULL
-  AND (%(include_superseded)s OR (superseded_by IS NULL AND valid_to IS NULL))
+  AND (%(include_superseded)s OR ({NOT_ENDED}))
 ORDER BY learned_at, id
 """,
     _READ_SCOPE,
@@ -208,7 +234,7 @@ _EPISODE_AS_FACT = (
     "id::text AS id, org_id, user_id, session_id, 'event' AS category, NULL::text AS subject, "
     "summary AS text, 1.0::real AS confidence, source_ids, occurred_at AS learned_at, "
     "occurred_at AS last_reinforced_at, NULL::text AS superseded_by, deleted_at, "
-    "NULL::timestamptz AS valid_to, metadata::text AS metadata"
+    "occurred_at AS valid_from, NULL::timestamptz AS valid_to, metadata::text AS metadata"
 )
 """Episodes rank like events that are as certain as the record of them."""
 
@@ -239,7 +265,7 @@ _EPISODE_AS_OF = "AND occurred_at <= %(as_of)s"
 DENSE = {
     kind: _DENSE.format(
         scope=clause,
-        live=LIVE,
+        live=LIVE_OR_PLANNED,
         dims=f"vector_dims(embedding) <= {COVERED_MAX_DIM}",
         episode_time="",
     )
@@ -247,7 +273,9 @@ DENSE = {
 }
 """Embeddings the covering index holds: an index-only scan."""
 DENSE_WIDE = {
-    kind: _DENSE.format(scope=clause, live=LIVE, dims="embedding IS NOT NULL", episode_time="")
+    kind: _DENSE.format(
+        scope=clause, live=LIVE_OR_PLANNED, dims="embedding IS NOT NULL", episode_time=""
+    )
     for kind, clause in _READ_SCOPE.items()
 }
 """Embeddings too large for the covering index: a scan of the user's heap rows."""
@@ -276,7 +304,7 @@ LIMIT %(lexical_limit)s)
 which a one-sentence fact hardly tells apart, and cost 1.5 ms more per recall (3 ms at p95),
 for 0.2 points of LoCoMo recall@5 on the tuning and the report conversations alike."""
 LEXICAL = {
-    kind: _LEXICAL.format(scope=clause, live=LIVE, episode_time="")
+    kind: _LEXICAL.format(scope=clause, live=LIVE_OR_PLANNED, episode_time="")
     for kind, clause in _READ_SCOPE.items()
 }
 LEXICAL_AS_OF = {

@@ -20,9 +20,11 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from recollect.longterm import fact_sql as sql
-from recollect.longterm.cues import only_retracts
+from recollect.longterm.cues import only_retracts, says_plan
 from recollect.longterm.duplicates import near_duplicate_similarity
 from recollect.longterm.encodings import PENDING_LIMIT, persist_pending
+from recollect.longterm.plan_dates import planned_start
+from recollect.longterm.plans import PLAN_KEY, held_until_plan, plan_subject
 from recollect.longterm.presence import DensePresence
 from recollect.longterm.profile import (
     Profile,
@@ -217,6 +219,8 @@ class LongTermMemory:
         if vector is None:
             vector = embed_texts(self.embedder, [text])[0]
         subject = normalise_subject(fact.subject) or infer_subject(text, fact.category)
+        if subject is None and says_plan(text):
+            subject = plan_subject(text)
         fact = fact.model_copy(update={"subject": subject, "metadata": signed(fact, scope)})
         replaces = [i for i in fact.replaces if _is_uuid(i)]
         conn.execute(sql.LOCK_USER, params)
@@ -255,6 +259,11 @@ class LongTermMemory:
             return RememberResult(
                 action=RememberAction.REINFORCED, fact=StoredFact.model_validate(row)
             )
+        if says_plan(text):  # kept beside what holds, unless it names the day it starts
+            fact = fact.model_copy(update={"metadata": {**fact.metadata, PLAN_KEY: True}})
+            start = None if decision.supersede else planned_start(text, learned_at)
+            if start is not None:
+                return self._plan(conn, scope, params, fact, text, learned_at, vector, rows, start)
         contradicted = list(dict.fromkeys([*decision.supersede, *(r["id"] for r in chosen)]))
         decided_by = "extractor" if chosen else "rule"
         if not contradicted and decision.ask and self.judge is not None:
@@ -266,6 +275,33 @@ class LongTermMemory:
             fact = fact.model_copy(update={"metadata": {**fact.metadata, RETRACTION_KEY: True}})
         return self._insert(conn, scope, params, fact, text, learned_at, vector, rows,
                             contradicted, decided_by)  # fmt: skip
+
+    def _plan(
+        self,
+        conn: Connection[Any],
+        scope: Scope,
+        params: dict[str, Any],
+        fact: NewFact,
+        text: str,
+        learned_at: datetime,
+        vector: list[float] | None,
+        rows: list[dict[str, Any]],
+        start: datetime,
+    ) -> RememberResult:
+        """A plan is stored starting on `start`, the day its words name, and the facts of its
+        slot (and any the extractor said it replaces) hold until that day."""
+        named = [str(i) for i in fact.replaces if _is_uuid(i) and any(r["id"] == i for r in rows)]
+        held = list(
+            dict.fromkeys([*named, *held_until_plan(text, fact.subject, fact.category, rows)])
+        )
+        result = self._insert(conn, scope, params, fact, text, learned_at, vector, rows, [],
+                              "rule", valid_from=start)  # fmt: skip
+        if held:
+            conn.execute(
+                sql.END_WHEN_PLAN_STARTS[scope.kind],
+                {**params, "new_id": result.fact.id, "ids": held, "valid_to": start},
+            )
+        return result
 
     def _neighbours(
         self,
@@ -309,6 +345,8 @@ class LongTermMemory:
         rows: list[dict[str, Any]],
         contradicted: list[str],
         decided_by: str,
+        *,
+        valid_from: datetime | None = None,
     ) -> RememberResult:
         by_id = {r["id"]: r for r in rows}
         newer = sorted(
@@ -329,6 +367,7 @@ class LongTermMemory:
                 "source_ids": list(fact.source_ids),
                 "learned_at": learned_at,
                 "superseded_by": stale_under,
+                "valid_from": valid_from,
                 "valid_to": newer[0]["learned_at"] if newer else (learned_at if closed else None),
                 "vector": literal(vector) if vector is not None else None,
                 "metadata": Jsonb(fact.metadata),

@@ -270,6 +270,7 @@ def plan_recall(
         "dense_limit": recipe.dense_limit,
         "lexical_limit": recipe.lexical_limit,
         "as_of": as_of,
+        "now": now,
     }
     dense = vector is not None and Method.DENSE in recipe.methods
     lexical = bool(query.strip()) and Method.LEXICAL in recipe.methods

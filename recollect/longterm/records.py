@@ -8,7 +8,7 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, computed_field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, computed_field, model_validator
 
 FACT_SCHEMA_VERSION = 1
 
@@ -65,14 +65,25 @@ class StoredFact(BaseModel):
     last_reinforced_at: datetime
     superseded_by: str | None = None
     deleted_at: datetime | None = None
+    valid_from: datetime
+    """When it becomes true: the moment it was learned, or the day a plan starts."""
     valid_to: datetime | None = None
-    """When it stopped being true: its successor's `learned_at` (None while it holds)."""
+    """When it stopped being true: its successor's `learned_at`, or the day a plan that
+    replaces it starts (None while it holds)."""
     metadata: dict[str, Any] = Field(default_factory=dict)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _starts_when_learned(cls, data: Any) -> Any:
+        """A row without `valid_from` (an episode read as a fact) began when it was learned."""
+        if isinstance(data, dict) and data.get("valid_from") is None:
+            return {**data, "valid_from": data.get("learned_at")}
+        return data
+
     @property
-    def valid_from(self) -> datetime:
-        """When it became true: the moment it was learned."""
-        return self.learned_at
+    def planned(self) -> bool:
+        """It starts after it was learned: a plan whose day has not necessarily come."""
+        return self.valid_from > self.learned_at
 
 
 class RecalledFact(BaseModel):

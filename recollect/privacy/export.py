@@ -131,13 +131,16 @@ def _attach_history(facts: list[dict[str, Any]]) -> None:
     for fact in facts:
         if fact["superseded_by"]:
             replaced[fact["superseded_by"]].append(fact["id"])
+    now = clock.now()
     for fact in facts:
         fact["replaces"] = replaced.get(fact["id"], [])
+        ended = fact["valid_to"] is not None and fact["valid_to"] <= now  # a purged successor
+        # leaves valid_to; a plan's day still to come does not end the fact yet
         fact["status"] = (
             "deleted"
             if fact["deleted_at"]
             else "superseded"
-            if fact["superseded_by"] or fact["valid_to"]  # a purged successor leaves valid_to
+            if fact["superseded_by"] or ended
             else "live"
         )
 

@@ -47,6 +47,7 @@ from recollect.store.schema.memory_jobs import (
 )
 from recollect.store.schema.org_admin import ORG_ADMIN_WRITES_SQL
 from recollect.store.schema.org_facts import ORG_SHARED_FACTS_SQL
+from recollect.store.schema.planned_facts import PLANNED_FACTS
 from recollect.store.schema.portable import PORTABLE_IDS_AND_FORCED_SECURITY
 from recollect.store.schema.profiles import PROFILE_DOCUMENTS
 from recollect.store.schema.sessions import SESSION_ENDS
@@ -152,6 +153,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         "shared memory written by org admins; store items name their writer",
         ORG_ADMIN_WRITES_SQL,
     ),
+    Migration(24, "plans start later: valid_from stored, learned_at by default", PLANNED_FACTS),
 )
 
 
