@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Awaitable, Callable
+from functools import partial, wraps
 from typing import Any
 
+from langchain_core.runnables.config import run_in_executor
 from langgraph._internal._constants import CONFIG_KEY_RUNTIME as _CONFIG_KEY_RUNTIME
 from langgraph._internal._runnable import RunnableCallable
 from langgraph.checkpoint.postgres import _ainternal, _internal
@@ -58,7 +60,10 @@ def dual_step(
     """One runnable with a sync and an async body that LangGraph calls as a step (or a child
     run): it reads the step's parameters (`runtime`, `config`) from `sync`'s signature. The
     public `add_node` takes one function and runs a sync one in a thread under `ainvoke`, as
-    this step does when `asynchronous` is None."""
+    this step does when `asynchronous` is None (never on the event loop, where a served run
+    would stall every other)."""
+    if asynchronous is None:
+        asynchronous = wraps(sync)(partial(run_in_executor, None, sync))
     return RunnableCallable(sync, asynchronous, name=name, trace=trace)
 
 
