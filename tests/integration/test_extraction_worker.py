@@ -15,6 +15,7 @@ from psycopg_pool import ConnectionPool
 from graphs.agent import make_graph, thread_config, user_turn
 from recollect.extraction import queue as jobs
 from recollect.extraction.fact_writer import EngineWriter
+from recollect.extraction.injection_classifier import SWITCH_ENV
 from recollect.extraction.review import ReviewItemNotFoundError, accept, list_candidates, reject
 from recollect.extraction.worker import Worker, WorkerSettings
 from recollect.store.acting import acting_as
@@ -370,8 +371,12 @@ def _eventually(attempt: Callable[[], list[int]], timeout_s: float = 60) -> list
 
 
 def test_a_fact_finishing_an_instruction_begun_in_an_earlier_job_is_refused(
-    app: ConnectionPool[Any], checkpointer: PostgresSaver, scripted_llm: ScriptedOpenAI
+    app: ConnectionPool[Any],
+    checkpointer: PostgresSaver,
+    scripted_llm: ScriptedOpenAI,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv(SWITCH_ENV, "off")  # the opening half passes the rules alone
     agent = make_graph(checkpointer=checkpointer)
     memory = memory_over(app, scripted_llm)
     worker = Worker(app, EngineWriter(memory), FAST)
