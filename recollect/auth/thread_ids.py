@@ -19,7 +19,9 @@ import json
 import os
 import re
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from recollect.auth.request_body import answer, read_body, replay, replay_body
 
 THREADS_PATH = "/threads"
 RUN_ON_THREAD = re.compile(r"^/threads/[^/]+/runs(/stream|/wait)?/?$")
@@ -70,42 +72,12 @@ class ServerChosenThreadIds:
         if not _creates_thread(scope):
             await self.app(scope, receive, send)
             return
-        chunks: list[bytes] = []
-        more, size = True, 0
-        while more and size <= MAX_BODY_BYTES:
-            message = await receive()
-            if message["type"] != "http.request":
-                await self.app(scope, _replay([message], None), send)
-                return
-            chunks.append(message.get("body", b""))
-            size += len(chunks[-1])
-            more = bool(message.get("more_body"))
-        body = b"".join(chunks)
-        if more:
-            await _answer(send, 413, "the request body is too large")
-        elif caller_chosen_thread(scope["path"], body):
-            await _answer(send, 403, CALLER_CHOSEN_ID)
+        read = await read_body(receive, MAX_BODY_BYTES)
+        if read.other is not None:
+            await self.app(scope, replay([read.other]), send)
+        elif read.more:
+            await answer(send, 413, "the request body is too large")
+        elif caller_chosen_thread(scope["path"], read.body):
+            await answer(send, 403, CALLER_CHOSEN_ID)
         else:
-            replayed: Message = {"type": "http.request", "body": body, "more_body": False}
-            await self.app(scope, _replay([replayed], receive), send)
-
-
-async def _answer(send: Send, status: int, detail: str) -> None:
-    reply = json.dumps({"detail": detail}).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(reply))]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": reply})
-
-
-def _replay(messages: list[Message], then: Receive | None) -> Receive:
-    """A `receive` that yields the messages already read, then the rest of the stream."""
-    pending = list(messages)
-
-    async def receive() -> Message:
-        if pending:
-            return pending.pop(0)
-        if then is None:
-            return {"type": "http.disconnect"}
-        return await then()
-
-    return receive
+            await self.app(scope, replay_body(read, receive), send)

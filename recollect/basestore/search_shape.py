@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from recollect.auth.request_body import answer, read_body, replay, replay_body
 
 SEARCH_PATH = "/store/items/search"
 MAX_BODY_BYTES = 1_000_000
@@ -35,37 +37,12 @@ class StoreSearchShape:
         if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != SEARCH_PATH:
             await self.app(scope, receive, send)
             return
-        chunks: list[bytes] = []
-        more, size = True, 0
-        while more and size <= MAX_BODY_BYTES:
-            message = await receive()
-            if message["type"] != "http.request":
-                await self.app(scope, _replay([message]), send)
-                return
-            chunks.append(message.get("body", b""))
-            size += len(chunks[-1])
-            more = bool(message.get("more_body"))
-        body = b"".join(chunks)
-        refused = None if more else search_refusal(body)
-        if refused is None:
-            replayed = {"type": "http.request", "body": body, "more_body": more}
-            await self.app(scope, _replay([replayed], receive), send)
+        read = await read_body(receive, MAX_BODY_BYTES)
+        if read.other is not None:
+            await self.app(scope, replay([read.other]), send)
             return
-        reply = json.dumps({"detail": refused}).encode()
-        headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(reply))]
-        await send({"type": "http.response.start", "status": 422, "headers": headers})
-        await send({"type": "http.response.body", "body": reply})
-
-
-def _replay(messages: list[Message], then: Receive | None = None) -> Receive:
-    """A `receive` that yields the messages already read, then the rest of the stream."""
-    pending = list(messages)
-
-    async def receive() -> Message:
-        if pending:
-            return pending.pop(0)
-        if then is None:
-            return {"type": "http.disconnect"}
-        return await then()
-
-    return receive
+        refused = None if read.more else search_refusal(read.body)
+        if refused is None:
+            await self.app(scope, replay_body(read, receive), send)
+            return
+        await answer(send, 422, refused)
