@@ -10,7 +10,9 @@ from __future__ import annotations
 import logging
 import os
 import re
+import subprocess
 import sys
+import time
 import warnings
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -32,6 +34,10 @@ from recollect.store.liveness import check_connection
 EMBEDDED_DATABASE = "recollect"
 CONNECT_TIMEOUT_S = 5
 RECONNECT_TIMEOUT_S = 60
+STARTUP_ATTEMPTS = 6
+STARTUP_PAUSE_S = 2.0
+"""The embedded server's `pg_ctl start` is given 10 s; on a loaded machine Postgres may take
+longer, and keeps starting after `pg_ctl` is cut off. Asking again joins it once it is ready."""
 """How long a pool keeps trying to reconnect after the server went away before giving up."""
 _PROJECT_MARKER = "langgraph.json"
 _POSTGRES_URI = re.compile(r"^(postgres(ql)?://|\s*[a-z_]+\s*=)")
@@ -146,7 +152,16 @@ def embedded_server(folder: Path, *, keep_running: bool | None = None) -> Any:
     postgres_server = embedded_package()
     folder.mkdir(parents=True, exist_ok=True)
     keep = kept_running(folder) if keep_running is None else keep_running
-    return postgres_server.get_server(folder / "pgdata", cleanup_mode=None if keep else "stop")
+    pgdata, cleanup = folder / "pgdata", None if keep else "stop"
+    for _ in range(STARTUP_ATTEMPTS - 1):
+        try:
+            return postgres_server.get_server(pgdata, cleanup_mode=cleanup)
+        except (subprocess.SubprocessError, AssertionError):
+            # pg_ctl was cut off, or the server is still starting. The package keeps the failed
+            # handle by folder and would hand it back; drop it so the next call joins afresh.
+            postgres_server.PostgresServer._instances.pop(pgdata.expanduser().resolve(), None)
+            time.sleep(STARTUP_PAUSE_S)
+    return postgres_server.get_server(pgdata, cleanup_mode=cleanup)
 
 
 def embedded_package() -> Any:
