@@ -53,6 +53,15 @@ def caller_ids_allowed() -> bool:
     return os.environ.get(CALLER_THREAD_IDS_ENV, "").strip().lower() == "on"
 
 
+CREDENTIAL_HEADERS = frozenset({b"authorization", b"x-api-key", b"x-auth-scheme"})
+
+
+def carries_credentials(scope: Scope) -> bool:
+    """Whether the request says who sends it; one that does not is the API's to refuse (401),
+    before anything about its body."""
+    return any(name.lower() in CREDENTIAL_HEADERS for name, _ in scope.get("headers", []))
+
+
 def _creates_thread(scope: Scope) -> bool:
     path = scope["path"]
     return path.rstrip("/") == THREADS_PATH or bool(RUN_ON_THREAD.match(path))
@@ -69,8 +78,8 @@ class ServerChosenThreadIds:
         if self.allowed or scope["type"] != "http" or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
-        if not _creates_thread(scope):
-            await self.app(scope, receive, send)
+        if not _creates_thread(scope) or not carries_credentials(scope):
+            await self.app(scope, receive, send)  # a request with no key: the API's 401
             return
         read = await read_body(receive, MAX_BODY_BYTES)
         if read.other is not None:

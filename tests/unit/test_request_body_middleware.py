@@ -20,6 +20,8 @@ async def echo(request: Request) -> Response:
     return Response(await request.body(), media_type="application/octet-stream")
 
 
+KEY = {"Authorization": "Bearer alice-key-0123456789"}
+STUDIO = {"x-auth-scheme": "langsmith"}
 PATHS = ["/threads", "/threads/t-1/runs/wait", "/store/items/search"]
 
 
@@ -42,7 +44,7 @@ def client(monkeypatch: pytest.MonkeyPatch) -> TestClient:
 def test_a_refused_request_gets_one_json_line(
     client: TestClient, path: str, body: bytes, status: int
 ) -> None:
-    reply = client.post(path, content=body)
+    reply = client.post(path, content=body, headers=KEY)
     assert reply.status_code == status
     assert set(reply.json()) == {"detail"}
 
@@ -59,6 +61,13 @@ def test_a_refused_request_gets_one_json_line(
 def test_any_other_request_reaches_the_route_with_its_body(
     client: TestClient, path: str, body: bytes
 ) -> None:
-    reply = client.post(path, content=body)
+    reply = client.post(path, content=body, headers=KEY)
     assert reply.status_code == 200
     assert reply.content == body
+
+
+def test_a_create_with_no_key_is_left_to_the_apis_own_refusal(client: TestClient) -> None:
+    """With no credential the request reaches the API, whose `Auth` answers 401."""
+    body = b'{"thread_id": "someone-elses"}'
+    assert client.post("/threads", content=body).content == body
+    assert client.post("/threads", content=body, headers=STUDIO).status_code == 403
