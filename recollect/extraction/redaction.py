@@ -22,6 +22,7 @@ from recollect.extraction.checksums import iban_valid, luhn_valid
 from recollect.extraction.phones import CANDIDATE as PHONE_CANDIDATE
 from recollect.extraction.phones import phone
 from recollect.extraction.pii_decoding import decode
+from recollect.extraction.script_seams import SEAM, close_seams, open_seams
 from recollect.store.errors import ConfigurationError
 
 __all__ = ["Redaction", "Rule", "compile_patterns", "iban_valid", "luhn_valid", "redact"]
@@ -102,7 +103,16 @@ def _allowed(kind: str, allow: frozenset[str]) -> bool:
 
 def redact(text: str, extra: Iterable[Rule] = (), allow: frozenset[str] = frozenset()) -> Redaction:
     """Replace every value a rule finds, except kinds the operator allow-listed; when the
-    decoded text (`pii_decoding`) gives more placeholders, that reading is the one kept."""
+    decoded text (`pii_decoding`) gives more placeholders, that reading is the one kept.
+    Values glued to letters of scripts written without spaces are read across a seam
+    (`script_seams`)."""
+    if SEAM not in text and (seamed := open_seams(text)) != text:
+        found = redact(seamed, extra, allow)
+        return (
+            Redaction(close_seams(found.text), found.kinds)
+            if found.changed
+            else Redaction(text, ())
+        )
     extra = tuple(extra)
     plain = _redact(text, extra, allow)
     decoded = decode(text)
