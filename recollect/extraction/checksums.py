@@ -158,3 +158,21 @@ def china_id_valid(code: str) -> bool:
     weights = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
     total = sum(int(d) * w for d, w in zip(code[:17], weights, strict=True))
     return "10X98765432"[total % 11] == code[17]
+
+
+def tc_kimlik_valid(digits: str) -> bool:
+    """Turkish identity number: eleven digits, the first not 0, two check digits."""
+    if len(digits) != 11 or not digits.isdigit() or digits[0] == "0":
+        return False
+    d = [int(c) for c in digits]
+    tenth = (sum(d[0:9:2]) * 7 - sum(d[1:8:2])) % 10
+    return d[9] == tenth and d[10] == sum(d[:10]) % 10
+
+
+def snils_valid(digits: str) -> bool:
+    """Russian SNILS: nine digits weighted 9 down to 1, their sum mod 101 (100 reads as 0) in
+    the last two."""
+    if len(digits) != 11 or not digits.isdigit():
+        return False
+    total = sum(int(c) * w for c, w in zip(digits[:9], range(9, 0, -1), strict=True))
+    return int(digits[9:]) == total % 101 % 100

@@ -2,7 +2,9 @@
 
 US SSN (any separator), UK NINO, German Steuer-ID, French NIR, Spanish DNI/NIE, Italian
 codice fiscale, Dutch BSN and Canadian SIN (both only when named: nine digits pass their
-check one time in ten), Indian Aadhaar, Brazilian CPF, Polish PESEL, Chinese resident id.
+check one time in ten), Indian Aadhaar, Brazilian CPF, Polish PESEL, Turkish identity number,
+Russian SNILS, Chinese resident id; and a passport number wherever the words before name a
+passport (no check digit to lean on, so only then).
 """
 
 # ruff: noqa: RUF001  (look-alike characters are what these rules are about)
@@ -14,6 +16,7 @@ from collections.abc import Callable
 
 from recollect.extraction import checksums
 from recollect.extraction.pii_context import named_reference, words_before
+from recollect.extraction.script_seams import SEAM
 
 Validator = Callable[[str], bool]
 
@@ -48,7 +51,8 @@ CODICE_FISCALE = re.compile(
 )
 CHINA_ID = re.compile(r"(?<![\w])\d{6}\s?\d{8}\s?\d{3}[\dX](?![\w])", re.IGNORECASE)
 DIGIT_RUN = re.compile(rf"(?<![\d\w])\d(?:{SEP}\d){{10,11}}(?![\d\w])")
-"""Eleven or twelve digits with any separators: Steuer-ID, CPF, PESEL, Aadhaar."""
+"""Eleven or twelve digits with any separators: Steuer-ID, CPF, PESEL, Turkish identity number,
+SNILS, Aadhaar."""
 
 
 def _compact(text: str) -> str:
@@ -75,7 +79,13 @@ def _long_number(match: re.Match[str]) -> str | None:
     digits = _compact(match.group(0))
     if len(digits) == 12:
         return "aadhaar" if _aadhaar(digits) else None
-    for kind, valid in (("steuer_id", _steuer_id), ("cpf", checksums.cpf_valid), ("pesel", _pesel)):
+    for kind, valid in (
+        ("steuer_id", _steuer_id),
+        ("cpf", checksums.cpf_valid),
+        ("pesel", _pesel),
+        ("tc_kimlik", checksums.tc_kimlik_valid),
+        ("snils", checksums.snils_valid),
+    ):
         if valid(digits):
             return kind
     return None
@@ -112,6 +122,26 @@ def _always(kind: str) -> Callable[[re.Match[str]], str | None]:
     return classify
 
 
+_GAP = rf"[\s{SEAM}]*"
+PASSPORT = re.compile(
+    r"(?i:passport|reisepass|passnummer|passeport|pasaporte|passaporto|paszport\w*|"
+    r"паспорт\w*|pasaport\w*|passi|paspoort|passaporte|パスポート|护照|護照|여권|पासपोर्ट)"
+    rf"(?:{_GAP}(?i:numarası|number|numéro|número|numero|numer|nummer|num|no\.?|nr\.?|номер|"
+    r"番号|号码|號碼|번호|संख्या)(?![A-Za-zÀ-ɏЀ-ӿ])){0,2}"
+    rf"{_GAP}(?:(?i:is|ist|est|es|è|é|to)\s|:|：|は|是|는|-|—)?{_GAP}"
+    r"(?P<value>[A-Z0-9]{1,4}(?:\s?[A-Z0-9]{2,9})?)(?![\w])"
+)
+"""A passport number after the word passport (and number) in sixteen languages; `passport`
+decides whether the value is one."""
+
+
+def passport(match: re.Match[str]) -> bool:
+    """Six to twelve letters and digits, with a digit: "X12345678", "4509 123456", not "is
+    expired"."""
+    value = re.sub(r"\s", "", match.group("value"))
+    return 6 <= len(value) <= 12 and any(c.isdigit() for c in value)
+
+
 DETECTORS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str | None]], ...] = (
     (CHINA_ID, _checked("national_id", checksums.china_id_valid)),
     (NIR, _checked("nir", checksums.nir_valid)),
@@ -122,10 +152,11 @@ DETECTORS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str | None]], 
     (DIGIT_RUN, lambda m: None if named_reference(m.string, m.start()) else _long_number(m)),
     (NINE_DIGITS, _nine_digits),
 )
+
 """Pattern and classifier (kind, or None to leave the match alone), most specific first."""
 
 KINDS = frozenset(
     {"ssn", "nino", "steuer_id", "nir", "dni", "codice_fiscale", "bsn", "sin", "aadhaar", "cpf",
-     "pesel", "national_id"}
+     "pesel", "tc_kimlik", "snils", "passport", "national_id"}
 )  # fmt: skip
 """Every kind these detectors report; allow-listing "national_id" keeps them all."""

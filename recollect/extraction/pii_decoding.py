@@ -24,12 +24,21 @@ _KEYCAP = re.compile("[\ufe0f\u20e3]")
 _NON_ASCII_DIGIT = re.compile(r"[^\x00-\x7f]")
 
 _SEP = r"[\s_#*~|:\-]+"
+_AT_WORDS = (
+    r"at|arroba|arobase|chez|chiocciola|snabel-?a|ma[łl]pa|zavin[áa][čc]|kukac|собака|παπάκι|@"
+)
+"""The at sign said aloud: en, es/pt, fr, it, sv/da/no, pl, cs, hu, ru, el."""
+_DOT_WORDS = r"dot|punkt|point|punto|ponto|kropka|te[čc]ka|pont|piste|prik|nokta|точка|τελεία|\.|·"
 _SPELLED_EMAIL = re.compile(
-    rf"(?i)(?<![\w.+-])(?P<local>[a-z0-9][a-z0-9._+]*?){_SEP}(?:at|arroba|arobase|chez|@){_SEP}"
-    rf"(?P<domain>[a-z0-9]+(?:{_SEP}(?:dot|punkt|point|punto|ponto|\.){_SEP}[a-z0-9]+)+)"
+    rf"(?i)(?<![\w.+-])(?P<local>[a-z0-9][a-z0-9._+]*?){_SEP}(?:{_AT_WORDS}){_SEP}"
+    rf"(?P<domain>[a-z0-9]+(?:{_SEP}(?:{_DOT_WORDS}){_SEP}[a-z0-9]+)+)"
     r"(?![\w-])"
 )
-_DOT_SPELLED = re.compile(rf"(?i){_SEP}(?:dot|punkt|point|punto|ponto|\.){_SEP}")
+_DOT_SPELLED = re.compile(rf"(?i){_SEP}(?:{_DOT_WORDS}){_SEP}")
+_SPACED_EMAIL = re.compile(r"(?<!\S)(?:[A-Za-z0-9._+\-]\s){1,64}@(?:\s[A-Za-z0-9.\-]){3,255}(?!\S)")
+""""a n a @ e x a m p l e . c o m": an address typed one character at a time."""
+_MIDDOT_DOMAIN = re.compile(r"@[A-Za-z0-9-]+(?:[.·][A-Za-z0-9-]+)*·[A-Za-z]{2,}")
+""""ana@example·com": a middle dot for the domain's dot."""
 
 _NUMBER_WORDS = {
     "en": "zero oh one two three four five six seven eight nine ten hundred thousand",
@@ -96,6 +105,8 @@ def decode(text: str) -> str:
     if _ESCAPED.search(text):
         text = html.unescape(unquote(text))
     text = _digits(text)
+    text = _SPACED_EMAIL.sub(lambda m: re.sub(r"\s", "", m.group(0)), text)
+    text = _MIDDOT_DOMAIN.sub(lambda m: m.group(0).replace("·", "."), text)
     text = _SPELLED_EMAIL.sub(_email, text)
     text = _number_words(text)
     text = _BRACKETED_GROUP.sub(r"\1", text)

@@ -14,7 +14,13 @@ import re
 from recollect.extraction.checksums import IBAN_LENGTHS, iban_valid, luhn_valid
 from recollect.extraction.pii_context import named_reference
 
-EMAIL = re.compile(r"(?<![\w.+-])[\w.+'-]+@[\w-]+(?:\.[\w-]+)*\.[^\W\d_]{2,}(?![\w-])")
+_UNSPACED_SCRIPT = r"\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff"
+"""Thai, kana, CJK ideographs, Hangul: a local part is written in them or in the others, not
+both, so a sentence glued to an address ("メールはana@…") is not taken as part of it."""
+EMAIL = re.compile(
+    rf"(?<![\w.+-])(?:(?:(?![{_UNSPACED_SCRIPT}])[\w.+'-])+|[{_UNSPACED_SCRIPT}]+)"
+    r"@[\w-]+(?:\.[\w-]+)*\.[^\W\d_]{2,}(?![\w-])"
+)
 _AT_BRACKETED = r"\s*[\(\[\{<]\s*(?:at|@|arroba|arobase|chez)\s*[\)\]\}>]\s*"
 _AT_WORD = r"\s+(?:at|arroba|arobase|chez)\s+|\s+@\s+|@"
 _DOT_WORD = r"(?:dot|punkt|point|punto|ponto)"
@@ -65,7 +71,8 @@ _NOT_DISTANCE = (
 _NAME = r"(?:[A-Z0-9ÀÂÄÉÈÊËÎÏÔÖÙÛÜÇÁÍÓÚÑŁŚŻŹ][\w'’.-]*)"
 _ANY_NAME = r"(?:[\w'’-]+)"
 _POSTCODE_CITY = (
-    r"(?:,?\s*(?:[A-Z][\w'’-]+,?\s+)?(?:\d{4,5}|[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2})(?![\w])"
+    r"(?:,?\s*(?:[A-Z][\w'’-]+,?\s+)?(?:\d{2}-\d{3}|\d{4}-\d{3}|\d{4,5}|"
+    r"[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2})(?![\w])"
     rf"(?:\s+{_NAME}(?:[\s-]{_NAME})?)?)?"
 )
 """A postcode (and the city around it) after a street is part of the address."""
@@ -89,12 +96,16 @@ ADDRESS = re.compile(
             r"Rua|Travessa|Praça|Alameda|Rambla)\s+(?:(?:de\s+la|del|de|dos|das|da|do|di|della|"
             rf"dei)\s+)?{_NAME}(?:\s+{_NAME}){{0,3}},?\s*(?:n[º°o.]\s*)?\d{{1,5}}(?![\w])",
             # ul. Marszałkowska 10/12, ул. Тверская, д. 7
-            r"(?<![\w])(?:ul\.|ulica|al\.|ул\.|улица|пр\.|проспект|пер\.)\s*[\w-]+(?:\s+[\w-]+)?,?"
+            r"(?<![\w])(?i:ul\.|ulic[ayę]|al\.|alej[ai]|ул\.|улиц[аеу]|пр\.|проспект\w*|пер\.)\s*"
+            r"[\w-]+(?:\s+[^\W\d_][\w-]*)?,?"
             r"\s*(?:д\.|дом)?\s*\d{1,4}(?:/\d{1,4})?(?![\w])",
             # 朝阳区建国路88号, 千代田区丸の内1-1
             r"[\u4e00-\u9fff]{2,}(?:路|街|道|巷|弄)\d{1,5}号",
-            r"[\u4e00-\u9fff\u3040-\u30ff]{2,}(?:区|市|町)[\u4e00-\u9fff\u3040-\u30ff]{1,8}\d{1,4}"
-            r"(?:[-－丁目番]\d{1,4}){1,3}",
+            r"[\u4e00-\u9fff\u3040-\u30ff]{2,}(?:区|市|町|村)[\u4e00-\u9fff\u3040-\u30ff]{1,8}\d{1,4}"
+            r"(?:(?:[-－‐−]|丁目|番地?)\d{1,4}){1,3}(?:号)?",
+            # 서울특별시 강남구 테헤란로 152, 분당구 정자일로 95번길 3
+            r"(?:[가-힣]+(?:시|도)\s)?[가-힣]+(?:구|군|시)\s[가-힣0-9]+(?:로|길)\s?\d{1,5}"
+            r"(?:-\d{1,4})?(?:번길\s?\d{1,4})?",
             # P.O. Box 1234
             r"\bP\.?\s?O\.?\s+Box\s+\d+",
         )

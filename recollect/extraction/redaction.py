@@ -57,6 +57,14 @@ def _kind(name: str) -> Callable[[re.Match[str]], str]:
     return lambda _match: name
 
 
+def _passports(text: str) -> Iterable[tuple[int, int, str]]:
+    return [
+        (m.start("value"), m.end("value"), "passport")
+        for m in national_ids.PASSPORT.finditer(text)
+        if national_ids.passport(m)
+    ]
+
+
 def _ibans(text: str) -> Iterable[tuple[int, int, str]]:
     return [(start, end, "iban") for start, end in pii_patterns.find_ibans(text)]
 
@@ -67,6 +75,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     ("email", _matches(pii_patterns.EMAIL_AT_DOMAIN, pii_patterns.email_at_domain)),
     ("api_key", _matches(pii_patterns.API_KEY, _kind("api_key"))),
     ("iban", _ibans),
+    ("national_id", _passports),
     *(("national_id", _matches(p, classify)) for p, classify in national_ids.DETECTORS[:4]),
     *(("national_id", _matches(p, classify)) for p, classify in dated_ids.DETECTORS),
     ("card", _matches(pii_patterns.CARD, pii_patterns.card)),
@@ -104,16 +113,20 @@ def _allowed(kind: str, allow: frozenset[str]) -> bool:
 def redact(text: str, extra: Iterable[Rule] = (), allow: frozenset[str] = frozenset()) -> Redaction:
     """Replace every value a rule finds, except kinds the operator allow-listed; when the
     decoded text (`pii_decoding`) gives more placeholders, that reading is the one kept.
-    Values glued to letters of scripts written without spaces are read across a seam
-    (`script_seams`)."""
-    if SEAM not in text and (seamed := open_seams(text)) != text:
-        found = redact(seamed, extra, allow)
-        return (
-            Redaction(close_seams(found.text), found.kinds)
-            if found.changed
-            else Redaction(text, ())
-        )
+    A text mixing scripts written without spaces with values is read first with seams
+    between the two (`script_seams`), so glued values are found, then once more as written
+    (a CJK street address is one run of letters and digits)."""
     extra = tuple(extra)
+    if SEAM in text or (seamed := open_seams(text)) == text:
+        return _read(text, extra, allow)
+    first = _read(seamed, extra, allow)
+    first = Redaction(close_seams(first.text), first.kinds)
+    second = _read(first.text, extra, allow)
+    return Redaction(second.text, tuple(dict.fromkeys(first.kinds + second.kinds)))
+
+
+def _read(text: str, extra: tuple[Rule, ...], allow: frozenset[str]) -> Redaction:
+    """One reading: as written, or decoded when that shows more."""
     plain = _redact(text, extra, allow)
     decoded = decode(text)
     if decoded == text:

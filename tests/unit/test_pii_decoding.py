@@ -3,6 +3,7 @@ numbers in words, look-alike letters in digit runs, keycaps and other digit scri
 characters; addresses with postcodes, a postcode beside a birth date; national ids labelled as
 what they are."""
 
+# ruff: noqa: RUF001  (letters of several scripts are what these cases are about)
 from __future__ import annotations
 
 import pytest
@@ -31,6 +32,22 @@ ENCODED = [
     ("Geboren am 12.03.1985, wohnt Hauptstraße 12", "[BIRTH_DATE]"),
     ("Nacida el 5 de mayo de 1988, vive en Calle Mayor 5", "[BIRTH_DATE]"),
     ("Nato il 12/03/1985, abita in Via Roma 10", "[BIRTH_DATE]"),
+    ("ana chiocciola example punto com", "[EMAIL]"),
+    ("ana собака example точка ru", "[EMAIL]"),
+    ("ana snabel-a example punkt se", "[EMAIL]"),
+    ("ana małpa example kropka pl", "[EMAIL]"),
+    ("pavel zavináč example tečka cz", "[EMAIL]"),
+    ("a n a @ e x a m p l e . c o m", "[EMAIL]"),
+    ("ana@example·com", "[EMAIL]"),
+    ("Мой СНИЛС 112-233-445 95", "[SNILS]"),
+    ("TC kimlik no 10000000146", "[TC_KIMLIK]"),
+    ("Passport number: 4509 123456", "[PASSPORT]"),
+    ("Mi pasaporte es AAB123456", "[PASSPORT]"),
+    ("パスポート番号はTK1234567です", "[PASSPORT]"),
+    ("Pasaport numarası U12345678", "[PASSPORT]"),
+    ("大阪府大阪市北区梅田3丁目1番1号", "[ADDRESS]"),
+    ("서울특별시 강남구 테헤란로 152에 살아요", "[ADDRESS]"),
+    ("Mieszka przy ulicy Marszałkowskiej 10, 00-590 Warszawa", "[ADDRESS]"),
 ]
 
 
@@ -57,6 +74,13 @@ def test_national_ids_are_labelled_as_what_they_are(text: str, label: str) -> No
         "Ran 5 miles down main street",
         "Works at booking.com",
         "Scored one, two, three goals",
+        "Her passport is expired",
+        "Renewed his passport in 2021",
+        "Passport expires 2031",
+        "Ticket 10000000147 was closed",
+        "区役所まで3分",
+        "강남구에서 일한다",
+        "Walks the dog at the park dot every morning",
     ],
 )
 def test_plain_facts_stay(text: str) -> None:
