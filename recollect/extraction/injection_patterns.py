@@ -280,6 +280,15 @@ _SOURCES: tuple[tuple[str, str], ...] = (
         r"\b(?:run|execute)\s+(?:this|the\s+following)\s*(?:code|script|command)?\s*:",
     ),
     (
+        "tool-call markup",
+        r"[{,]\s*[\"'](?:tool(?:_name|_calls?)?|function(?:_call)?|action|recipient_name)[\"']\s*:|"
+        r"[\"'](?:arguments|parameters|args|input)[\"']\s*:\s*[{\[\"']|"
+        r"</?\s*(?:function_calls?|tool_calls?|tool_use|tool_result|invoke|call)\b[^>]{0,80}>|"
+        r"\{\{\s*(?:conversation|chat|history|messages?|memory|memories|system_prompt|secrets?|"
+        r"user_data)\s*\}\}|\[\[\s*(?:call|tool|run|exec)\s*:|"
+        r"(?im:^\s*(?:tool|function|action)\s*:\s*[a-z]+_[a-z_]+\b)|\baction\s+input\s*:",
+    ),
+    (
         "URL directive",
         rf"{_IMPERATIVE}(?:visit|open|fetch|browse|navigate\s+to|go\s+to|load|click|download|"
         r"send|post|upload|forward|exfiltrate|submit|report|email|mail|transmit|leak|copy)\b"
