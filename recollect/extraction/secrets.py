@@ -10,7 +10,9 @@ when their Shannon entropy passes the plugin's own limit and the library's id, U
 sequence filters do not call them harmless; hex runs (commit hashes) count only as assigned
 values. The provider shapes `pii_patterns.API_KEY` knows (Google's `AIza…` among them) count
 too. Spoken phrasings ("my wifi password is …") are `password_phrases`' job, and
-`credential_phrases`' in the languages whose grammar that rule does not read.
+`credential_phrases`' in the languages whose grammar that rule does not read; values that
+only their keyword shows to be credentials (seed phrases, recovery codes, logins) are
+`keyed_credentials`'.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from detect_secrets.filters.heuristic import (
 from detect_secrets.plugins.base import BasePlugin
 from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
 
-from recollect.extraction import credential_phrases, password_phrases
+from recollect.extraction import credential_phrases, keyed_credentials, password_phrases
 from recollect.extraction.pii_patterns import API_KEY
 
 __all__ = ["Finding", "find_secrets"]
@@ -137,6 +139,7 @@ def find_secrets(text: str) -> list[Finding]:
         *_random_runs(text),
         *password_phrases.find(text),
         *credential_phrases.find(text),
+        *keyed_credentials.find(text),
     ]
     merged: list[Finding] = []
     for start, end, kind in sorted(found, key=lambda f: (f[0], -f[1], f[2] in _GENERIC)):
