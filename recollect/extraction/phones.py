@@ -14,16 +14,11 @@ import re
 
 import phonenumbers
 
+from recollect.extraction.phone_words import PHONE_WORDS as _NAMED
 from recollect.extraction.pii_context import after_version, named_reference, words_before
 
 CANDIDATE = re.compile(
     r"(?<![\w+])(?:(?:\+|00)\s?)?\(?\d[\d\s\-./()–—]{4,22}\d(?![\w])|(?<![\w+])\d{7,15}(?![\w])"
-)
-_NAMED = re.compile(
-    r"(?i)(?:phone|tel\b|tel\.|telephone|call|calls|ring|text|sms|mobile|cell|fax|whatsapp|signal|"
-    r"telegram|contact|number|reach|dial|handy|telefon\w*|rufnummer|nummer|téléphone|portable|"
-    r"numéro|teléfono|telefono|móvil|celular|cellulare|número|numero|telefone|telemóvel|"
-    r"telefoon|mobiel|komórk\w*|telefon|телефон\w*|номер|电话|電話|手机|携帯|전화)"
 )
 _DATE = re.compile(
     r"^(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4}|\d{1,2}:\d{2}(?::\d{2})?)$"

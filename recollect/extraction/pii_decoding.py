@@ -17,6 +17,9 @@ from urllib.parse import unquote
 
 from text_to_num import alpha2digit
 
+from recollect.extraction.phone_words import PHONE_WORDS
+from recollect.extraction.pii_context import words_before
+
 __all__ = ["decode"]
 
 _ESCAPED = re.compile(r"&#?\w+;|%[0-9A-Fa-f]{2}")
@@ -65,9 +68,21 @@ _DIGIT_CHAIN = re.compile(r"(?<![\w])\d+(?:(?:\s*[,\-–/]\s*|\s+)\d+){3,}(?![\w
 _GROUP_BREAK = re.compile(r"\s*[,\-–/]\s*")
 
 
+_CJK_NUMERALS = str.maketrans("〇零一二三四五六七八九", "00123456789")
+_CJK_NUMERAL_RUN = re.compile(
+    r"[〇零一二三四五六七八九](?:[・\-－ー\s]?[〇零一二三四五六七八九]){6,}"
+)
+"""Seven or more CJK numerals in a row, maybe grouped: a number written digit by digit
+("〇九〇・一二三四・五六七八"), not a count ("三人")."""
+
+
 def _digits(text: str) -> str:
-    """Keycaps and digits of any script (Arabic-Indic, Devanagari, dingbat circles) as ASCII."""
+    """Keycaps and digits of any script (Arabic-Indic, Devanagari, dingbat circles, CJK
+    numerals written digit by digit) as ASCII."""
     text = _KEYCAP.sub("", text)
+    text = _CJK_NUMERAL_RUN.sub(
+        lambda m: re.sub("[・－ー]", "-", m.group(0).translate(_CJK_NUMERALS)), text
+    )
     if not _NON_ASCII_DIGIT.search(text):
         return text
     return "".join(
@@ -92,10 +107,14 @@ def _number_words(text: str) -> str:
 
 
 def _join_chain(match: re.Match[str]) -> str:
-    """ "1 2 3, 4 5, 6 7 8 9" → "123-45-6789": single digits said one by one are one group."""
+    """ "1 2 3, 4 5, 6 7 8 9" → "123-45-6789": single digits said one by one are one group;
+    so are pairs and triples said after a phone word ("numéro : 06, 12, 34, 56, 78")."""
     chain = match.group(0)
     groups = re.findall(r"\d+", chain)
-    if sum(len(g) == 1 for g in groups) * 2 < len(groups):
+    said_as_phone = words_before(match.string, match.start(), PHONE_WORDS, 30) and (
+        7 <= sum(map(len, groups)) <= 15
+    )
+    if sum(len(g) == 1 for g in groups) * 2 < len(groups) and not said_as_phone:
         return chain
     return "-".join(re.sub(r"\s+", "", part) for part in _GROUP_BREAK.split(chain))
 

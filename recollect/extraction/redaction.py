@@ -22,7 +22,7 @@ from recollect.extraction.checksums import iban_valid, luhn_valid
 from recollect.extraction.phones import CANDIDATE as PHONE_CANDIDATE
 from recollect.extraction.phones import phone
 from recollect.extraction.pii_decoding import decode
-from recollect.extraction.script_seams import SEAM, close_seams, open_seams
+from recollect.extraction.script_seams import SEAM, add_seams, close_seams, open_seams
 from recollect.store.errors import ConfigurationError
 
 __all__ = ["Redaction", "Rule", "compile_patterns", "iban_valid", "luhn_valid", "redact"]
@@ -113,25 +113,25 @@ def _allowed(kind: str, allow: frozenset[str]) -> bool:
 def redact(text: str, extra: Iterable[Rule] = (), allow: frozenset[str] = frozenset()) -> Redaction:
     """Replace every value a rule finds, except kinds the operator allow-listed; when the
     decoded text (`pii_decoding`) gives more placeholders, that reading is the one kept.
-    A text mixing scripts written without spaces with values is read first with seams
-    between the two (`script_seams`), so glued values are found, then once more as written
-    (a CJK street address is one run of letters and digits)."""
+    The text is read with seams between letters of scripts written without spaces and the
+    values glued to them (`script_seams`), so every detector's boundary holds there."""
     extra = tuple(extra)
-    if SEAM in text or (seamed := open_seams(text)) == text:
-        return _read(text, extra, allow)
-    first = _read(seamed, extra, allow)
-    first = Redaction(close_seams(first.text), first.kinds)
-    second = _read(first.text, extra, allow)
-    return Redaction(second.text, tuple(dict.fromkeys(first.kinds + second.kinds)))
+    if SEAM in text:  # the mark is the user's own: read the text as written
+        return _read(text, extra, allow, seam=lambda t: t)
+    found = _read(open_seams(text), extra, allow, seam=add_seams)
+    return Redaction(close_seams(found.text), found.kinds)
 
 
-def _read(text: str, extra: tuple[Rule, ...], allow: frozenset[str]) -> Redaction:
-    """One reading: as written, or decoded when that shows more."""
+def _read(
+    text: str, extra: tuple[Rule, ...], allow: frozenset[str], seam: Callable[[str], str]
+) -> Redaction:
+    """The text as given, or decoded (with seams where decoding made new ones) when that
+    reading shows more."""
     plain = _redact(text, extra, allow)
     decoded = decode(text)
     if decoded == text:
         return plain
-    reread = _redact(decoded, extra, allow)
+    reread = _redact(seam(decoded), extra, allow)
     return reread if len(reread.kinds) and _count(reread) > _count(plain) else plain
 
 

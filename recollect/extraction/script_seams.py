@@ -22,8 +22,9 @@ _SPACED_SCRIPTS = (
     "\u1e00-\u1fff"  # Latin and Greek extended (Vietnamese among them)
 )
 _OTHER_LETTER = rf"[^\W\d_{_SPACED_SCRIPTS}]"
-_VALUE_CHAR = r"[!-~]"
-"""Printable ASCII: the letters, digits and signs values are written in."""
+_VALUE_CHAR = r"(?![@.])[!-~]"
+"""Printable ASCII, the letters, digits and signs values are written in; but not `@` or `.`,
+which join an address's parts whatever script those are in ("用户@例子.中国")."""
 _SEAMS = re.compile(rf"(?<={_OTHER_LETTER})(?={_VALUE_CHAR})|(?<={_VALUE_CHAR})(?={_OTHER_LETTER})")
 
 
@@ -32,6 +33,12 @@ def open_seams(text: str) -> str:
     character; unchanged when the text already holds the mark (it would not come out right)."""
     if SEAM in text:
         return text
+    return _SEAMS.sub(SEAM, text)
+
+
+def add_seams(text: str) -> str:
+    """Seam marks wherever they are missing, beside any already in (text decoded after the
+    marks went in has new digits to mark)."""
     return _SEAMS.sub(SEAM, text)
 
 

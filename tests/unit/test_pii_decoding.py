@@ -48,6 +48,13 @@ ENCODED = [
     ("大阪府大阪市北区梅田3丁目1番1号", "[ADDRESS]"),
     ("서울특별시 강남구 테헤란로 152에 살아요", "[ADDRESS]"),
     ("Mieszka przy ulicy Marszałkowskiej 10, 00-590 Warszawa", "[ADDRESS]"),
+    ("携帯は〇九〇・一二三四・五六七八です", "[PHONE]"),
+    ("我的电话是一三八一二三四五六七八", "[PHONE]"),
+    ("Mon numéro : zéro six, douze, trente-quatre, cinquante-six, soixante-dix-huit", "[PHONE]"),
+    ("Geburtsdatum 03.07.1979, PLZ 80331", "[POSTCODE]"),
+    ("生年月日は1985年3月14日、郵便番号は100-0001", "[BIRTH_DATE]"),
+    ("Data urodzenia 12.05.1990, kod pocztowy 00-950", "[BIRTH_DATE]"),
+    ("생년월일은 1990년 5월 3일, 우편번호는 06236", "[POSTCODE]"),
 ]
 
 
@@ -78,6 +85,9 @@ def test_national_ids_are_labelled_as_what_they_are(text: str, label: str) -> No
         "Renewed his passport in 2021",
         "Passport expires 2031",
         "Ticket 10000000147 was closed",
+        "Zip code 94103 is where she works",
+        "三人で一二三四五六を数えた",
+        "Scored twelve, thirty-four and fifty-six points",
         "区役所まで3分",
         "강남구에서 일한다",
         "Walks the dog at the park dot every morning",
