@@ -6,9 +6,9 @@ at 0.82 to 0.84 cosine from ordinary facts, above its relevance floor, so the de
 on words. A message is small talk when, once normalised, it splits entirely into phrases of
 `phatic_phrases.json` (seventeen languages), laughter, emoji, emoticons and punctuation;
 one other word ("thanks, where do I live?") and it is not. Normalising folds case, width,
-Latin, Cyrillic and Arabic accents and letter runs ("thanksss" is "thanks"); a word one
-transposition, deletion or insertion away from a phrase word of five letters or more counts
-as that word ("thnaks"). Scripts written without spaces (Chinese, Japanese, Thai) are split
+Latin, Cyrillic and Arabic accents and letter runs ("thanksss" is "thanks"); a word of five letters
+or more one transposition, deletion or insertion away from a phrase word counts as that word
+("thnaks"). Scripts written without spaces (Chinese, Japanese, Thai) are split
 into characters, and phrases match character runs. Measured in `bench/smalltalk.py`.
 """
 
@@ -31,9 +31,12 @@ _EMOTICON = re.compile(
     r"|[t;][_.][t;]|o[_.]o|-_+-|\(y\))(?!\w)"
 )
 _LAUGHTER = re.compile(
-    r"a?(?:h[aeiou]){2,}h?|a?hah?|(?:j[aeiou]){2,}j?|(?:rs){1,}|k|(?:wk)+w?|xd|l[ou]l(?:[ou]l)*z?"
-    r"|lmf?ao|rofl|kek|mdr|ptdr|jsjs|а?(?:х[аеи]){2,}х?|ахах|лол|[ㅋㅎㅠㅜ]+|[ه]|خ|(?:ह[ाी]?){2,}|w"  # noqa: RUF001
-)  # Cyrillic, Hangul, Arabic and Devanagari laughter as well as Latin
+    r"a*(?:h+[aeiou]+){2,}h*|a?h+a+h*|(?:j+[aeiou]+){2,}j*|(?:rs)+|k+|(?:wk)+w*|x+d+|w+"
+    r"|l+[ou]+l+(?:[ou]+l+)*z?|lmf?a+o+|rofl|kek|mdr+|ptdr+|jsjs"
+    r"|а*(?:х+[аеи]+){2,}х*|ахах|лол|[ㅋㅎㅠㅜ]+|ه+|خ+|(?:ह[ाी]?){2,}"  # noqa: RUF001
+)  # Latin, Cyrillic, Hangul, Arabic and Devanagari laughter, letter runs already shortened
+_RUN = re.compile(r"(.)\1{2,}")
+_DOUBLE = re.compile(r"(.)\1")
 _NUMERIC_LAUGHTER = re.compile(r"23{3,}|5{3,}")
 """2333 (Chinese), 555 (Thai): only as typed, since a number is otherwise content."""
 _UNSPACED = (
@@ -84,7 +87,7 @@ def units_of(text: str) -> list[str]:
     for word in words.translate(_ELONGATION).split():
         if _NUMERIC_LAUGHTER.fullmatch(word):
             continue
-        units.extend(_split_unspaced(_collapsed(word)))
+        units.extend(_split_unspaced(_shortened(word)))
     return [u for u in units if not _LAUGHTER.fullmatch(u)]
 
 
@@ -123,16 +126,23 @@ def _segments(units: list[str], lex: PhaticLexicon) -> bool:
 
 
 def _corrected(unit: str) -> str:
-    """The phrase word `unit` is a typo of (one transposition, deletion or insertion), or
-    `unit` itself."""
+    """The phrase word `unit` stands for: itself, itself with doubled letters single
+    ("thankss", "okk"), or the word it is a typo of (one transposition, deletion or insertion,
+    in words of five letters or more); else `unit`."""
     lex = lexicon()
-    if unit in lex.words or len(unit) < TYPO_MIN_LETTERS - 1:
+    if unit in lex.words:
         return unit
-    if unit in lex.near_misses:
-        return lex.near_misses[unit]
-    for shorter in _deletions(unit):  # the user typed one letter too many
-        if len(shorter) >= TYPO_MIN_LETTERS and shorter in lex.words:
-            return shorter
+    single = _single(unit)
+    if single in lex.words:
+        return single
+    for typed in dict.fromkeys((unit, single)):
+        if len(typed) < TYPO_MIN_LETTERS:
+            continue
+        if typed in lex.near_misses:
+            return lex.near_misses[typed]
+        for shorter in _deletions(typed):  # the user typed one letter too many
+            if len(shorter) >= TYPO_MIN_LETTERS and shorter in lex.words:
+                return shorter
     return unit
 
 
@@ -160,10 +170,15 @@ def _letters_only(text: str) -> str:
     return "".join(kept)
 
 
-def _collapsed(word: str) -> str:
-    """Runs of one letter as one ("okkk", "thanksss", "谢谢"): both sides are collapsed, so
-    "good" and "god" meet, which only matters when every word of a message is a phrase."""
-    return re.sub(r"(.)\1+", r"\1", word)
+def _shortened(word: str) -> str:
+    """Runs of three or more of one letter as two ("thanksss", "okkk", "gooood"): a run is
+    emphasis, while a double may spell the word ("good", "toll")."""
+    return _RUN.sub(r"\1\1", word)
+
+
+def _single(word: str) -> str:
+    """Every doubled letter as one: tried only when the word itself is not a phrase word."""
+    return _DOUBLE.sub(r"\1", word)
 
 
 def _split_unspaced(word: str) -> list[str]:
