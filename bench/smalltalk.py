@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
+import numpy as np
 import psycopg
+from langchain_core.embeddings import Embeddings
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
@@ -38,6 +40,7 @@ from nodes.recall import RecallNode
 from recollect.basestore.store import RecollectStore
 from recollect.longterm import recall as recall_module
 from recollect.longterm.configured import configured_memory
+from recollect.longterm.embeddings import init_embeddings
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.phatic import is_phatic
 from recollect.longterm.records import FactCategory, NewFact, ProfileEntry
@@ -110,10 +113,59 @@ def share(messages: Iterator[Message] | Sequence[Message]) -> dict[str, float | 
 
 
 def locomo_questions_caught(path: Path | None) -> dict[str, int] | None:
-    if path is None or not path.is_file():
+    questions = _questions(path)
+    if not questions:
         return None
-    questions = [qa["question"] for s in json.loads(path.read_text()) for qa in s["qa"]]
     return {"questions": len(questions), "caught": sum(map(is_phatic, questions))}
+
+
+def _questions(path: Path | None) -> list[str]:
+    if path is None or not path.is_file():
+        return []
+    return [qa["question"] for s in json.loads(path.read_text()) for qa in s["qa"]]
+
+
+def prototype_rows(
+    messages: Sequence[Message], embedder: Embeddings, questions: Sequence[str]
+) -> dict[str, Any]:
+    """The alternative to a phrase list, measured: a message is small talk when its e5 vector
+    comes within a threshold of a tuning small-talk message's (a prototype bank). The
+    threshold is the lowest that takes no tuning content message (each message's own vector
+    left out), then applied to the held-out split and to LoCoMo questions."""
+    tuning = [m for m in messages if m.split == "tuning"]
+    seen: dict[str, list[float]] = {}
+
+    def vectors(texts: Sequence[str]) -> np.ndarray:
+        for text in texts:
+            if text not in seen:
+                seen[text] = embedder.embed_query(text)
+        return np.array([seen[t] for t in texts])
+
+    bank = vectors([m.text for m in tuning if m.phatic])
+    bank_ids = [i for i, m in enumerate(tuning) if m.phatic]
+
+    def nearest(texts: Sequence[str], own: Sequence[int | None]) -> np.ndarray:
+        cosines = vectors(texts) @ bank.T
+        for row, index in enumerate(own):
+            if index is not None and index in bank_ids:
+                cosines[row, bank_ids.index(index)] = -1.0
+        return np.asarray(cosines.max(axis=1))
+
+    tuned = nearest([m.text for m in tuning], list(range(len(tuning))))
+    phatic = np.array([m.phatic for m in tuning])
+    threshold = float(tuned[~phatic].max()) + 1e-6
+    held = [m for m in messages if m.split == "heldout"]
+    held_near = nearest([m.text for m in held], [None] * len(held))
+    held_phatic = np.array([m.phatic for m in held])
+    asked = nearest(questions, [None] * len(questions)) if questions else np.array([])
+    return {
+        "threshold": round(threshold, 4),
+        "tuning_phatic_caught": round(float((tuned[phatic] >= threshold).mean()), 4),
+        "heldout_phatic_caught": round(float((held_near[held_phatic] >= threshold).mean()), 4),
+        "heldout_content_caught": round(float((held_near[~held_phatic] >= threshold).mean()), 4),
+        "locomo_questions_caught": int((asked >= threshold).sum()),
+        "locomo_questions": len(questions),
+    }
 
 
 def user_facts(path: Path | None, conversation: int, max_facts: int) -> list[NewFact]:
@@ -191,6 +243,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-facts", type=int, default=0, help="only the first N facts")
     parser.add_argument("--sample", type=int, default=0, help="first N messages per split and kind")
     parser.add_argument("--no-baseline", action="store_true", help="skip the detector-off run")
+    parser.add_argument(
+        "--prototypes", type=int, default=-1,
+        help="also measure an e5 prototype bank against N LoCoMo questions (0: none), then stop",
+    )  # fmt: skip
     args = parser.parse_args(argv)
 
     messages = load_corpus(args.sample)
@@ -200,6 +256,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "detector": detector_rows(messages),
         "locomo_questions": locomo_questions_caught(args.data),
     }
+    if args.prototypes >= 0:
+        embedder = init_embeddings("offline")
+        assert embedder is not None
+        asked = _questions(args.data)[: args.prototypes]
+        report["prototypes"] = prototype_rows(messages, embedder, asked)
+        args.json.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+        print(json.dumps(report["prototypes"], indent=2))
+        return 0
     admin = resolve_uri(announce=False)
     dbname = f"bench_smalltalk_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(admin, autocommit=True) as conn:
