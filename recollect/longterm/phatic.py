@@ -6,10 +6,10 @@ at 0.82 to 0.84 cosine from ordinary facts, above its relevance floor, so the de
 on words. A message is small talk when, once normalised, it splits entirely into phrases of
 `phatic_phrases.json` (seventeen languages), laughter, emoji, emoticons and punctuation;
 one other word ("thanks, where do I live?") and it is not. Normalising folds case, width,
-Latin, Cyrillic and Arabic accents and letter runs ("thanksss" is "thanks"); a word of five letters
-or more one transposition, deletion or insertion away from a phrase word counts as that word
-("thnaks"). Scripts written without spaces (Chinese, Japanese, Thai) are split
-into characters, and phrases match character runs. Measured in `bench/smalltalk.py`.
+Latin, Cyrillic and Arabic accents and letter runs ("thanksss" and "thankss" are "thanks"); a
+word of five letters or more one transposition, deletion or insertion away from a phrase word
+counts as that word ("thnaks"). Scripts written without spaces (Chinese, Japanese, Thai) are
+split into characters, and phrases match character runs. Measured in `bench/smalltalk.py`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,9 @@ from functools import lru_cache
 from importlib import resources
 
 PHRASES_FILE = "phatic_phrases.json"
+MAX_CHARS = 200
+"""Longer messages are never small talk (the longest in the corpus has 29 characters), so a
+long message costs nothing to check."""
 TYPO_MIN_LETTERS = 5
 """Phrase words shorter than this match only exactly: one edit from "okay" or "cool" is
 too often a real word."""
@@ -71,7 +74,7 @@ def is_phatic(text: str) -> bool:
     """Whether `text` is small talk: only greetings, thanks, acknowledgements, laughter,
     farewells, fillers, reactions, emoji or punctuation (an empty text is not). Memoised: one
     recall asks about its query more than once."""
-    if not text.strip():
+    if not text.strip() or len(text) > MAX_CHARS:
         return False
     units = [_corrected(unit) for unit in units_of(text)]
     return _segments(units, lexicon())

@@ -93,3 +93,7 @@ def test_every_phrase_is_recognised_alone() -> None:
     lex = lexicon()
     assert len(lex.phrases) > 1000
     assert all(is_phatic(" ".join(phrase)) for phrase in lex.phrases)
+
+
+def test_a_long_message_is_never_small_talk() -> None:
+    assert not is_phatic("thanks " * 100)
