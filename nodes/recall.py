@@ -2,7 +2,9 @@
 
 The query is the latest user message; the result replaces last turn's `recalled` items, so the
 prompt always carries what is relevant now (with dates, so the model can discount old material).
-The profile comes back for every turn, an empty or content-free message included.
+The profile comes back for every turn, an empty or content-free message included; small talk
+("thanks!", "ok cool", "jajaja") and stop-word-only messages bring back nothing else, from the
+engine or from a store.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from nodes.context import context_of
 from nodes.trace import note_recall
 from recollect.basestore.values import item_text
 from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.recall import has_content
 from recollect.longterm.records import Recollection, StoredFact
 from recollect.store.apool import shared_async_pool
 from recollect.store.errors import RecollectError
@@ -125,7 +128,8 @@ class RecallNode:
         if store is not None and self._engine() is None:
             try:  # a graph built without the engine recalls from its store
                 ctx = context_of(runtime)
-                return {"recalled": from_store(store, ctx, query) if query else []}
+                items = from_store(store, ctx, query) if has_content(query) else []
+                return {"recalled": items}
             except (psycopg.Error, RecollectError) as exc:
                 log.warning("recall failed (%s); answering without long-term memory", exc)
                 return {"recalled": []}

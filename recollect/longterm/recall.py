@@ -28,6 +28,7 @@ from recollect.longterm.about_user import asks_about_user
 from recollect.longterm.duplicates import STOP_WORDS
 from recollect.longterm.embeddings import capped_query
 from recollect.longterm.encodings import aload_missing, load_missing
+from recollect.longterm.phatic import is_phatic
 from recollect.longterm.presence import PRESENCE, DensePresence
 from recollect.longterm.profile import Profile, from_row
 from recollect.longterm.ranking import Ranked, rank, rerank_head, reranks
@@ -546,8 +547,11 @@ def relevance_floor(recipe: RecallRecipe, embedder: Embeddings | None) -> float 
 
 def has_content(query: str) -> bool:
     """Whether the query has a word beyond English function words ("is it", "and then what"
-    ask nothing a memory could answer); an empty query has none."""
-    return any(word not in STOP_WORDS for word in _WORD.findall(query.lower()))
+    ask nothing a memory could answer) and is more than small talk ("thanks!", "ok cool",
+    "jajaja", "ありがとう": `phatic`); an empty query has none. Without content a recall
+    brings back the profile alone."""
+    words = _WORD.findall(query.lower())
+    return any(word not in STOP_WORDS for word in words) and not is_phatic(query)
 
 
 def _above(floor: float | None, candidates: list[Candidate]) -> list[Candidate]:
