@@ -4,7 +4,7 @@ Each class is one way a fact meets an older one (`KINDS`), written in seven lang
 everyday values; every sequence gets three unrelated facts of its language around it. These
 sequences are never used to tune the rule: `bench.updates --split held_out` scores them apart.
 
-    python -m bench.update_sequences >> tests/data/updates.jsonl   # once; ids are stable
+    python -m bench.update_sequences | tail -n +61 >> tests/data/updates.jsonl   # `LATER`
 """
 
 from __future__ import annotations
@@ -212,10 +212,92 @@ UPDATES: tuple[Update, ...] = (
            "ユーザーは何にアレルギーがありますか?", "卵にアレルギーがある", C),
 )  # fmt: skip
 
+LATER: tuple[Update, ...] = (
+    # A relative's fact beside the user's
+    Update("distractor", "en", P, "Drinks oat milk", "Switched to soy milk",
+           "What milk does the user drink?", "Husband drinks almond milk", P),
+    Update("distractor", "de", B, "Wohnt in Leipzig", "Wohnt jetzt in Dresden",
+           "Wo wohnt der Nutzer?", "Der Vater wohnt in Chemnitz", B),
+    Update("distractor", "fr", B, "Travaille chez Airbus", "Travaille maintenant chez Thales",
+           "Où travaille l'utilisateur ?", "Sa femme travaille chez Airbus", B),
+    Update("distractor", "es", B, "Su médico es el doctor Ruiz",
+           "Ahora su médico es la doctora Gil", "¿Quién es el médico del usuario?",
+           "El médico de su hijo es el doctor Peña", B),
+    Update("distractor", "ja", B, "京都に住んでいる", "今は神戸に住んでいる",
+           "ユーザーはどこに住んでいますか?", "母は奈良に住んでいる", B),
+    # Numeric limits
+    Update("numeric", "en", C, "Daily calorie limit is 2000", "Daily calorie limit is now 1800",
+           "What is the user's daily calorie limit?"),
+    Update("numeric", "de", C, "Darf höchstens 2 Tassen Kaffee am Tag trinken",
+           "Darf jetzt nur noch 1 Tasse Kaffee am Tag trinken",
+           "Wie viel Kaffee darf der Nutzer trinken?"),
+    Update("numeric", "fr", C, "Ne peut pas dépenser plus de 50 euros par repas",
+           "Ne peut plus dépenser que 35 euros par repas",
+           "Combien l'utilisateur peut-il dépenser par repas ?"),
+    Update("numeric", "es", C, "El alquiler máximo que puede pagar es 900 euros",
+           "El alquiler máximo que puede pagar ahora es 1100 euros",
+           "¿Cuánto alquiler puede pagar el usuario?"),
+    Update("numeric", "pt", C, "Limite de gastos no cartão é 2000 reais",
+           "Limite de gastos no cartão subiu para 3000 reais",
+           "Qual é o limite do cartão do usuário?"),
+    Update("numeric", "it", C, "Può correre al massimo 10 km per il ginocchio",
+           "Ora può correre al massimo 5 km per il ginocchio",
+           "Quanti km può correre l'utente?"),
+    # Subscriptions cancelled
+    Update("retraction", "en", P, "Subscribes to The Economist",
+           "Cancelled The Economist subscription", "Which magazines does the user subscribe to?",
+           "Subscribes to The Atlantic", P),
+    Update("retraction", "fr", P, "Est abonné à Canal+", "A résilié son abonnement à Canal+",
+           "À quels services l'utilisateur est-il abonné ?", "Est abonné à Deezer", P),
+    Update("retraction", "pt", P, "Assina a Amazon Prime",
+           "Cancelou a assinatura da Amazon Prime", "Que serviços o usuário assina?",
+           "Assina o Globoplay", P),
+    Update("retraction", "ja", P, "Netflixに加入している", "Netflixを解約した",
+           "ユーザーはどの動画サービスに加入していますか?", "Huluに加入している", P),
+    # "Turns out not ..."
+    Update("retraction", "en", C, "Is allergic to penicillin",
+           "Turns out not allergic to penicillin after all", "What is the user allergic to?",
+           "Is allergic to latex", C),
+    Update("retraction", "de", C, "Verträgt keine Laktose",
+           "Hat sich herausgestellt, dass er Laktose doch verträgt",
+           "Was verträgt der Nutzer nicht?", "Verträgt kein Gluten", C),
+    Update("retraction", "es", C, "Es alérgico a las fresas",
+           "Resulta que no es alérgico a las fresas", "¿A qué es alérgico el usuario?",
+           "Es alérgico al marisco", C),
+    Update("retraction", "it", C, "È intollerante al glutine",
+           "In realtà non è intollerante al glutine", "A cosa è intollerante l'utente?",
+           "È intollerante al lattosio", C),
+    # "X, not Y"
+    Update("correction", "en", B, "Anniversary is on June 12",
+           "Anniversary is on June 21, not June 12", "When is the user's anniversary?"),
+    Update("correction", "fr", B, "Est né à Lyon", "Est né à Lille, pas à Lyon",
+           "Où l'utilisateur est-il né ?"),
+    Update("correction", "pt", B, "O apartamento fica no 5º andar",
+           "O apartamento fica no 6º andar, não no 5º",
+           "Em que andar fica o apartamento do usuário?"),
+    Update("correction", "ja", B, "誕生日は7月3日", "誕生日は7月13日、3日ではない",
+           "ユーザーの誕生日はいつですか?"),
+    Update("correction", "de", B, "Die Tochter heißt Lena", "Die Tochter heißt Lina, nicht Lena",
+           "Wie heißt die Tochter des Nutzers?"),
+    # Plans
+    Update("plan", "en", B, "Lives in Leeds", "Moving to Glasgow in August",
+           "Where does the user live?"),
+    Update("plan", "fr", B, "Habite à Lille", "Va déménager à Nantes le mois prochain",
+           "Où habite l'utilisateur ?"),
+    Update("plan", "it", B, "Lavora da Barilla", "Inizierà da Lavazza a settembre",
+           "Dove lavora l'utente?"),
+    Update("plan", "pt", B, "Mora em Campinas", "Vai se mudar para Santos no próximo mês",
+           "Onde o usuário mora?"),
+    Update("plan", "de", B, "Arbeitet bei SAP", "Fängt im Juli bei Siemens an",
+           "Wo arbeitet der Nutzer?"),
+)  # fmt: skip
+"""Written after the rule was tuned on the first held-out run, from classes it had few of;
+appended as numbers 61 and up, scored blind once (`docs/benchmarks.md`)."""
+
 
 def sequences() -> Iterator[dict[str, Any]]:
     """One JSONL object per update, with the fillers of its language around it."""
-    for number, update in enumerate(UPDATES, start=1):
+    for number, update in enumerate((*UPDATES, *LATER), start=1):
         fillers = FILLERS[update.lang]
         said = [
             {"text": fillers[0][0], "category": fillers[0][1], "days_ago": 300},
@@ -227,7 +309,11 @@ def sequences() -> Iterator[dict[str, Any]]:
                          "days_ago": 100})  # fmt: skip
         said += [
             {"text": fillers[2][0], "category": fillers[2][1], "days_ago": 40},
-            {"text": update.now, "category": update.category, "days_ago": 5},
+            {
+                "text": update.now,
+                "category": update.category,
+                "days_ago": 0 if update.kind == "plan" else 5,
+            },  # a plan's day lies ahead
         ]
         current, stale = update.labels()
         yield {

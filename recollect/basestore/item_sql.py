@@ -95,8 +95,12 @@ WHERE f.id = %(fact_id)s::uuid AND f.org_id = %(org_id)s AND f.user_id = %(user_
 """
 """A fact the store wrote, once no item names it: soft-deleted like `recollect forget`."""
 
-FORGET_UNNAMED_LIVE = FORGET_UNNAMED + "  AND f.superseded_by IS NULL AND f.valid_to IS NULL\n"
-"""The same, for a fact a new put replaced: one the engine superseded stays as history."""
+FORGET_UNNAMED_LIVE = (
+    FORGET_UNNAMED
+    + "  AND f.superseded_by IS NULL AND (f.valid_to IS NULL OR f.valid_to > %(now)s)\n"
+)
+"""The same, for a fact a new put replaced: one the engine superseded or ended stays as
+history; one a plan ends on a day still to come is live, so it goes."""
 
 FORGET_FACT = """
 UPDATE facts SET deleted_at = now()

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from langgraph.store.base import (
@@ -70,6 +69,7 @@ from recollect.longterm.profile import ProfileUpdate, updates_for
 from recollect.longterm.recall import has_content, query_vector, relevance_floor
 from recollect.longterm.records import NewFact, ProfileEntry, RememberAction, StoredFact
 from recollect.longterm.vectors import embed_texts, literal
+from recollect.store import clock
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
 
@@ -256,6 +256,7 @@ class RecollectStore(BaseStore):
             "user_id": target.owner,
             "labels": list(target.labels),
             "key": key,
+            "now": clock.now(),
         }
 
     def _get(self, target: Target, key: str, refresh: bool) -> Item | None:
@@ -326,7 +327,12 @@ class RecollectStore(BaseStore):
     ) -> None:
         """Soft-delete a fact no item names any more (and its profile values)."""
         statement = sql.FORGET_UNNAMED_LIVE if live_only else sql.FORGET_UNNAMED
-        params = {"org_id": target.org_id, "user_id": target.owner, "fact_id": fact_id}
+        params = {
+            "org_id": target.org_id,
+            "user_id": target.owner,
+            "fact_id": fact_id,
+            "now": clock.now(),
+        }
         if conn.execute(statement, params).rowcount and not target.shared:
             self.memory.update_profile_in(conn, scope, [], forget_fact_ids=[fact_id])
 
@@ -367,7 +373,7 @@ class RecollectStore(BaseStore):
 
     def _profile_items(self, target: Target) -> list[_Found]:
         profile = self.memory.profile(Scope.for_user(target.org_id, target.owner))
-        at = profile.updated_at or datetime.now(UTC)
+        at = profile.updated_at or clock.now()
         namespace = (target.org_id, target.owner, PROFILE)
         return [
             _Found(

@@ -28,7 +28,7 @@ CHANGE = _any(
     # German
     r"\bjetzt\b", r"\binzwischen\b", r"\bmittlerweile\b", r"\bnun\b", r"\bneu\w*\b",
     r"\bnicht mehr\b", r"\bkein\w* .*\bmehr\b", r"\bgewechselt\b", r"\bumgestiegen\b",
-    r"\bgezogen\b", r"\bstatt\b", r"\banstatt\b", r"\bseit kurzem\b",
+    r"\bgezogen\b", r"\bstatt\b", r"\banstatt\b", r"\bseit kurzem\b", r"\bnur noch\b",
     # French
     r"\bmaintenant\b", r"\bdésormais\b", r"\bdorénavant\b", r"\bactuellement\b",
     r"\bces temps-ci\b", r"\bne \w+ plus\b", r"\bn'\w+ plus\b", r"\bau lieu de\b",
@@ -54,6 +54,8 @@ RETRACTION = _any(
     r"\bnot\b.*\bafter all\b", r"\bnever (had|was|were|did)\b", r"\bno longer\b",
     r"\bnot .*\bany ?more\b", r"\bstopped\b", r"\bquit\b", r"\bcancel+ed\b", r"\bgave up\b",
     r"\bvergiss\b", r"\bnicht mehr\b", r"\bdoch nicht\b", r"\bgekündigt\b",
+    r"\b(herausgestellt|stellt sich heraus)\b.*\bdoch\b", r"\bresulta que no\b",
+    r"\ben realidad no\b", r"\bna verdade não\b", r"\bin realtà non\b",
     r"\boublie(z)?\b", r"\bne \w+ plus\b", r"\bn'\w+ plus\b", r"\bfinalement pas\b", r"\brésilié\b",
     r"\bolvida\b", r"\bya no\b", r"\bal final no\b", r"\bcancel[óé]\b", r"\bdejó de\b",
     r"\besquece\b", r"\bjá não\b", r"\bnão \w+ mais\b", r"\bcancelou\b", r"\bdeixou de\b",
@@ -75,6 +77,8 @@ PURE_RETRACTION_HEAD = _any(
     r"^\s*(vergiss|oublie|olvida|esquece|dimentica)\b", r"^\s*忘れて", r"忘れて",
     r"^\s*(no longer|not .*\bany ?more|never (had|was))\b", r"^\s*(stopped|quit|cancel+ed)\b",
     r"^\s*(ya no|já não|nicht mehr)\b", r"\b(doch nicht|finalement pas|al final no)\b",
+    r"^\s*(resulta que no|en realidad no|na verdade não|in realtà non)\b",
+    r"\b(herausgestellt|stellt sich heraus)\b.*\bdoch\b",
 )  # fmt: skip
 """Retractions whose statement is only the taking back, never a fact of its own."""
 
@@ -84,13 +88,13 @@ CORRECTION = _any(
     r"\bna verdade\b", r"\bin realtà\b",
     r"\bich meinte\b", r"\bje voulais dire\b", r"\bquise decir\b", r"\bquis dizer\b",
     r"\bintendevo\b", r"\bnicht\b.*\bsondern\b", r"\bpas\b.*\bmais\b", r"\bno\b.*\bsino\b",
-    r"\bnão\b.*\bmas\b", r"\bnon\b.*\bma\b", r"ではなく", r"じゃなくて",
+    r"\bnão\b.*\bmas\b", r"\bnon\b.*\bma\b", r"ではなく", r"ではない", r"じゃなくて",
 )  # fmt: skip
 """A slip put right: the new statement replaces the one it corrects, whatever its kind."""
 
 ADDITION = _any(
     r"\balso\b", r"\btoo\b", r"\bas well\b", r"\banother\b", r"\badditionally\b",
-    r"\bauch\b", r"\bnoch\b", r"\baussi\b", r"\bégalement\b", r"\btambién\b",
+    r"\bauch\b", r"(?<!\bnur )\bnoch\b", r"\baussi\b", r"\bégalement\b", r"\btambién\b",
     r"\btambém\b", r"\banche\b", r"も",
 )  # fmt: skip
 """One more value beside the others: nothing is replaced."""

@@ -52,7 +52,10 @@ WORD_COVERAGE = 1.0
 """Share of the new fact's content words the old fact must contain."""
 SIMILARITY_ATTRIBUTE = "near_duplicate_similarity"
 
-_WORD = re.compile(r"\w+")
+_KANA_KANJI = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
+_WORD = re.compile(rf"[^\W{_KANA_KANJI}]+|[{_KANA_KANJI}]+")
+"""Runs of letters and digits, split where Japanese or Chinese script meets another: those
+languages leave no space before a product name or a number ("Netflixを解約した")."""
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _NOT = re.compile(r"n['\u2019]t\b")
 _USED_TO = re.compile(r"\bused to\b")

@@ -19,6 +19,7 @@ from psycopg_pool import ConnectionPool
 
 from recollect.longterm.fact_sql import NOT_ENDED
 from recollect.longterm.rerankers import LateInteractionReranker, rerank_text
+from recollect.store import clock
 from recollect.store.scope import Scope, ScopeKind
 from recollect.store.tenancy import scoped
 
@@ -53,7 +54,12 @@ def persist_pending(pool: ConnectionPool[Any], scope: Scope, model: LateInteract
     Never raises: the rows only save time, and recall encodes whatever is missing."""
     if scope.kind is ScopeKind.ORG:
         return 0
-    owner = {"org_id": scope.org_id, "user_id": scope.user_id, "model": model.model_id}
+    owner = {
+        "org_id": scope.org_id,
+        "user_id": scope.user_id,
+        "model": model.model_id,
+        "now": clock.now(),
+    }
     try:
         with scoped(pool, scope) as conn:
             rows = conn.execute(PENDING, {**owner, "limit": PENDING_LIMIT}).fetchall()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 
 from recollect.store.schema.long_term import COVERED_MAX_DIM
+from recollect.store.schema.plan_days import PLAN_DAY
 from recollect.store.scope import ScopeKind
 
 
@@ -34,22 +35,25 @@ _READ_SCOPE = {
         " AND (session_id IS NULL OR session_id = %(session_id)s)"
     ),
 }
-_HELD = "(valid_to IS NULL OR (metadata ? 'replaced_by_plan' AND valid_to > {now}))"
+_HELD = "(valid_to IS NULL OR (metadata ? 'replaced_by_plan' AND valid_to > %(now)s))"
 """Not ended, or ended only on the day of a plan still to come (every other end is the
-moment a successor or a retraction was learned, which has passed)."""
-NOT_ENDED = "superseded_by IS NULL AND deleted_at IS NULL AND " + _HELD.format(now="now()")
+moment a successor or a retraction was learned, which has passed).
+
+Every test of whether a fact holds compares with `%(now)s`, the application's clock
+(`recollect.store.clock.now()` unless the caller names a moment), never the database's
+`now()`: a moved clock then moves recall, the profile, listings and the write path alike."""
+NOT_ENDED = "superseded_by IS NULL AND deleted_at IS NULL AND " + _HELD
 """Not replaced, not deleted, not ended yet: what holds now, and the plans still to start."""
-_LIVE_AT = (
+LIVE = (
     "superseded_by IS NULL AND deleted_at IS NULL"
-    " AND (valid_from <= learned_at OR valid_from <= {now}) AND " + _HELD
+    " AND (valid_from <= learned_at OR valid_from <= %(now)s) AND " + _HELD
 )
-LIVE = _LIVE_AT.format(now="now()")
 """True now: not replaced, not deleted, begun (a plan starts on its day; any other fact when it
 was learned, whatever the clocks say) and not ended (a fact whose successor was purged keeps
 its `valid_to` and stays history; a fact a plan replaces holds until the plan's day)."""
-LIVE_OR_PLANNED = "superseded_by IS NULL AND deleted_at IS NULL AND " + _HELD.format(now="%(now)s")
-"""What recall reads at the caller's clock: `LIVE`, and the plans still to start, which the
-prompt shows with the day they start (a plan is worth knowing before it happens)."""
+LIVE_OR_PLANNED = NOT_ENDED
+"""What recall reads: `LIVE`, and the plans still to start, which the prompt shows with the
+day they start (a plan is worth knowing before it happens)."""
 AS_OF = (
     "deleted_at IS NULL AND learned_at <= %(as_of)s AND valid_from <= %(as_of)s"
     " AND (valid_to IS NULL OR valid_to > %(as_of)s)"
@@ -192,6 +196,20 @@ ORDER BY learned_at, id
     _READ_SCOPE,
 )
 """The facts true at `as_of`, oldest first: what the profile was built from then."""
+
+PLAN_DAYS = _by_kind(
+    f"""
+SELECT {FACT_COLUMNS} FROM facts
+WHERE {{scope}} AND {PLAN_DAY} AND deleted_at IS NULL AND valid_from <= %(now)s
+  AND ((metadata ? 'replaced_by_plan' AND valid_to <= %(now)s)
+       OR (valid_from > learned_at AND superseded_by IS NULL
+           AND (valid_to IS NULL OR valid_to > %(now)s)))
+ORDER BY valid_from, learned_at, id
+""",
+    _READ_SCOPE,
+)
+"""What the plans whose day has come changed by `%(now)s`: the plans now holding, and the
+facts they ended (`recollect.longterm.profile.profile_now` applies both to the document)."""
 
 WITH_SUBJECT = _by_kind(
     f"""

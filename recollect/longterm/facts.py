@@ -10,7 +10,7 @@ import logging
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -31,6 +31,7 @@ from recollect.longterm.profile import (
     ProfilePolicy,
     ProfileUpdate,
     profile_as_of,
+    profile_now,
     read_profile,
     update_profile,
 )
@@ -58,6 +59,7 @@ from recollect.longterm.rule_judge import RuleJudge
 from recollect.longterm.subjects import infer_subject, is_multi_valued, normalise_subject
 from recollect.longterm.supersession import ContradictionJudge, Neighbour, decide
 from recollect.longterm.vectors import Vector, VectorTypes, checked, embed_texts, literal
+from recollect.store import clock
 from recollect.store.offload import offloaded, offloaded_unless_light
 from recollect.store.schema.long_term import MAX_ID_LENGTH
 from recollect.store.scope import ORG_ADMIN, Scope, ScopeKind
@@ -133,9 +135,10 @@ def scope_params(scope: Scope) -> dict[str, Any]:
 
 
 def aware(moment: datetime | None, field: str) -> datetime:
-    """A timezone-aware moment (now by default); naive datetimes are ambiguous, so refused."""
+    """A timezone-aware moment (the application's clock by default); naive datetimes are
+    ambiguous, so refused."""
     if moment is None:
-        return datetime.now(UTC)
+        return clock.now()
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise ValueError(f"{field} must be timezone-aware, got {moment.isoformat()}")
     return moment
@@ -315,6 +318,7 @@ class LongTermMemory:
     ) -> list[dict[str, Any]]:
         query = {
             **params,
+            "now": clock.now(),
             "replaces": list(replaces),
             "subject": fact.subject,
             "text": text,
@@ -450,12 +454,18 @@ class LongTermMemory:
     def forget(self, scope: Scope, fact_id: str) -> bool:
         """Soft-delete one live fact of this scope; False if there was none."""
         with scoped(self.pool, writable(scope)) as conn:
-            cur = conn.execute(sql.FORGET[scope.kind], {**scope_params(scope), "id": fact_id})
+            cur = conn.execute(
+                sql.FORGET[scope.kind], {**scope_params(scope), "id": fact_id, "now": clock.now()}
+            )
             return cur.rowcount == 1
 
     def facts(self, scope: Scope, *, include_superseded: bool = False) -> list[StoredFact]:
         """What this scope can see, oldest first (deleted facts never)."""
-        params = {**scope_params(scope), "include_superseded": include_superseded}
+        params = {
+            **scope_params(scope),
+            "include_superseded": include_superseded,
+            "now": clock.now(),
+        }
         with scoped(self.pool, scope) as conn:
             rows = conn.execute(sql.LIST_FACTS[scope.kind], params).fetchall()
         return [StoredFact.model_validate(r) for r in rows]
@@ -475,7 +485,8 @@ class LongTermMemory:
         )  # fmt: skip
         with scoped(self.pool, scope) as conn:
             rows = conn.execute(
-                sql.WITH_SUBJECT[scope.kind], {**scope_params(scope), "limit": limit}
+                sql.WITH_SUBJECT[scope.kind],
+                {**scope_params(scope), "limit": limit, "now": clock.now()},
             ).fetchall()
         seen = {f.id for f in found}
         found += [f for f in map(StoredFact.model_validate, rows) if f.id not in seen]
@@ -491,11 +502,15 @@ class LongTermMemory:
         with scoped(self.pool, scope) as conn:
             self.update_profile_in(conn, scope, updates)
 
-    def profile(self, scope: Scope) -> Profile:
-        """The user's profile document (migrated to the current version if it is older)."""
-        scope_params(personal(scope))
+    def profile(self, scope: Scope, *, now: datetime | None = None) -> Profile:
+        """The user's profile document (migrated to the current version if it is older) as it
+        reads at `now` (the clock's by default): the plans whose day has come are in it."""
+        params = {**scope_params(personal(scope)), "now": aware(now, "now")}
         with scoped(self.pool, scope) as conn:
-            return read_profile(conn, scope)
+            stored = read_profile(conn, scope)
+            rows = conn.execute(sql.PLAN_DAYS[scope.kind], params).fetchall()
+        changes = [StoredFact.model_validate(r) for r in rows]
+        return profile_now(stored, changes, params["now"], self.profile_policy)
 
     def update_profile_in(
         self,

@@ -18,7 +18,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from psycopg import Connection
@@ -26,6 +26,7 @@ from psycopg.types.json import Jsonb
 
 from recollect.longterm.imperatives import addressed_to_assistant
 from recollect.longterm.records import FactCategory, NewFact, ProfileEntry, StoredFact
+from recollect.store import clock
 from recollect.store.scope import Scope
 
 CURRENT_VERSION = 2
@@ -95,6 +96,9 @@ class ProfileUpdate:
     fact_id: str | None = None
     replace: bool = False
     """Drop the field's other values (single-valued fields always do)."""
+    at: datetime | None = None
+    """When the value became true (a fact's `learned_at`, a plan's day); the clock's now if
+    not given."""
 
     def __post_init__(self) -> None:
         if not _FIELD.fullmatch(self.field):
@@ -222,7 +226,54 @@ def updates_for(fact: NewFact, fact_id: str) -> list[ProfileUpdate]:
         if mapped is None:
             return []
         name = mapped
-    return [ProfileUpdate(name, value[:MAX_VALUE_LENGTH], min(fact.confidence, 1.0), fact_id)]
+    return [
+        ProfileUpdate(
+            name, value[:MAX_VALUE_LENGTH], min(fact.confidence, 1.0), fact_id, at=fact.learned_at
+        )
+    ]
+
+
+def profile_now(
+    stored: Profile,
+    changes: Iterable[StoredFact],
+    now: datetime,
+    policy: ProfilePolicy | None = None,
+) -> Profile:
+    """The stored document as it reads at `now`, when plans may have started since it was
+    written (nothing runs on a plan's day): the values of the facts a plan ended are gone, and
+    each plan that began fills its field, unless the field was set after the plan's day.
+    `changes` are the rows `fact_sql.PLAN_DAYS` reads, oldest day first."""
+    changes = list(changes)
+    if not changes:
+        return stored
+    policy = policy or ProfilePolicy()
+    ended = {f.id for f in changes if f.valid_to is not None and f.valid_to <= now}
+    then = Profile(
+        fields={name: list(values) for name, values in stored.fields.items()},
+        revision=stored.revision,
+        updated_at=stored.updated_at,
+    )
+    _apply(then, [], ended, policy)
+    for plan in changes:
+        if plan.id in ended or not plan.valid_from > plan.learned_at:
+            continue
+        offered = NewFact(
+            text=plan.text,
+            category=plan.category,
+            subject=plan.subject,
+            confidence=plan.confidence,
+            learned_at=plan.valid_from,
+        )
+        fresh = [
+            u
+            for u in updates_for(offered, plan.id)
+            if not any(
+                v.get("fact_id") == plan.id or _set_by(v, plan.valid_from, after=True)
+                for v in then.fields.get(u.field, [])
+            )
+        ]
+        _apply(then, fresh, set(), policy)
+    return then
 
 
 def profile_as_of(
@@ -250,9 +301,14 @@ def profile_as_of(
     return then
 
 
-def _set_by(value: dict[str, Any], as_of: datetime) -> bool:
+def _set_by(value: dict[str, Any], as_of: datetime, *, after: bool = False) -> bool:
+    """Whether the value was set by `as_of` (one with no time always was); with `after`,
+    whether it was set later than `as_of` instead."""
     at = value.get("at")
-    return at is None or datetime.fromisoformat(str(at)) <= as_of
+    if at is None:
+        return not after
+    later = datetime.fromisoformat(str(at)) > as_of
+    return later if after else not later
 
 
 def _apply(
@@ -262,13 +318,13 @@ def _apply(
     if forget:
         for name in list(fields):
             fields[name] = [v for v in fields[name] if v.get("fact_id") not in forget]
-    now = datetime.now(UTC).isoformat()
+    now = clock.now()
     for update in updates:
         text = update.value.strip()
         value: dict[str, Any] = {
             "value": text,
             "confidence": update.confidence,
-            "at": now,
+            "at": (update.at or now).isoformat(),
             "fact_id": update.fact_id,
         }
         if update.field in SINGLE_FIELDS or update.replace:

@@ -30,7 +30,7 @@ from recollect.longterm.embeddings import capped_query
 from recollect.longterm.encodings import aload_missing, load_missing
 from recollect.longterm.phatic import is_phatic
 from recollect.longterm.presence import PRESENCE, DensePresence
-from recollect.longterm.profile import Profile, from_row
+from recollect.longterm.profile import Profile, from_row, profile_now
 from recollect.longterm.ranking import Ranked, rank, rerank_head, reranks
 from recollect.longterm.recipe import Candidate, Method, RecallRecipe
 from recollect.longterm.records import (
@@ -351,6 +351,7 @@ def reads(plan: RecallPlan) -> list[Read]:
     statements: list[Read] = [
         ("plans", sql.GENERIC_PLANS, None, None),
         ("profile", sql.PROFILE_READ, plan.params, True),
+        ("plan_days", sql.PLAN_DAYS[plan.scope.kind], plan.params, True),
     ]
     if plan.probe:
         statements.append(("presence", PRESENCE[plan.scope.kind], plan.params, None))
@@ -365,10 +366,11 @@ def read_back(plan: RecallPlan, rows: dict[str, list[dict[str, Any]]]) -> Fetche
     """The rows of `reads` as candidates, profile and the probe's answer."""
     profile = rows["profile"]
     presence = rows.get("presence")
+    changes = [StoredFact.model_validate(r) for r in rows["plan_days"]]
     return gathered(
         plan,
         _by_kind_and_method(rows.get("dense", []), rows.get("lexical", [])),
-        from_row(profile[0] if profile else None),
+        profile_now(from_row(profile[0] if profile else None), changes, plan.now),
         bool(presence and presence[0]["found"]),
     )
 

@@ -31,8 +31,8 @@ from recollect.longterm.supersession import retracts
 LIST_PREDICATES = frozenset(
     {
         "allerg", "allergic", "allergy", "allergi", "allergisch", "allergique", "alérgico",
-        "intoleran", "speak", "spricht", "parl", "habla", "fala", "parla", "use", "us",
-        "learn", "know", "member", "team", "teammat", "lov", "lik", "enjoy", "play", "has",
+        "intoleran", "intollerant", "speak", "spricht", "parl", "habla", "fala", "parla", "use",
+        "us", "learn", "know", "member", "team", "teammat", "lov", "lik", "enjoy", "play", "has",
         "hav", "own", "certifi", "pet", "work", "wor", "liv", "mak", "get", "got", "main",
         "favourit", "favorit", "prefer", "day", "way", "thing", "one", "lot", "year", "month",
     }

@@ -92,7 +92,8 @@ _CHANGE = re.compile(
     r"forget|vergiss|oublie|olvida|esquece|dimentica|turns out|after all|doch nicht|"
     r"cancel+ed|gekündigt|résilié|cancel[óé]|cancelou|disdetto|"
     r"já não|não \w+ mais|deixou de|non \w+ più|invece di|em vez de|"
-    r"忘れて|やめた|解約|もう)",
+    r"resulta que no|en realidad no|na verdade não|in realtà non|herausgestellt)"
+    r"|忘れて|やめた|解約|もう",  # no word boundaries in Japanese
     re.IGNORECASE,
 )
 """Words that say a value ended or was swapped: only these retract one value of a list."""
@@ -103,7 +104,8 @@ _GENERIC = frozenset(
      "spricht", "parle", "habla", "mehr", "plus", "nicht", "forget", "turn", "out", "after",
      "fala", "parla", "has", "hav", "that", "i", "am", "not", "mais", "più", "play",
      "allergique", "allergisch", "alérgico", "alergia", "allergico", "spielt", "joue",
-     "juega", "toca", "suona", "hat", "ha", "tien", "tem"}
+     "juega", "toca", "suona", "hat", "ha", "tien", "tem", "intollerant", "verträgt",
+     "es", "è", "est", "ist", "é", "al"}
 )  # fmt: skip
 """Predicate stems shared by every value of a list; a retraction must name the value itself."""
 

@@ -85,14 +85,18 @@ JOIN facts b
   ON a.org_id = b.org_id AND a.user_id = b.user_id
  AND a.session_id IS NOT DISTINCT FROM b.session_id
  AND a.category = b.category AND a.id < b.id
-WHERE a.superseded_by IS NULL AND a.deleted_at IS NULL AND a.valid_to IS NULL
-  AND b.superseded_by IS NULL AND b.deleted_at IS NULL AND b.valid_to IS NULL
+WHERE a.superseded_by IS NULL AND a.deleted_at IS NULL
+  AND b.superseded_by IS NULL AND b.deleted_at IS NULL
+  AND (a.valid_to IS NULL OR a.valid_to > %(now)s)
+  AND a.valid_to IS NOT DISTINCT FROM b.valid_to
   AND a.embedding IS NOT NULL AND b.embedding IS NOT NULL
   AND vector_dims(a.embedding) = vector_dims(b.embedding)
   AND (a.subject IS NULL OR b.subject IS NULL OR a.subject = b.subject)
   AND 1 - (a.embedding <=> b.embedding) >= %(threshold)s
 """
-"""Candidates only: the word test decides (two different subjects never merge, as on write)."""
+"""Candidates only: the word test decides (two different subjects never merge, as on write).
+Both still hold at `now` and end together: a fact a plan ends on a day still to come is live,
+and merging it with one that does not end would move or lose the plan's day."""
 FACTS_BY_ID = """
 SELECT id::text AS id, category, text, confidence, reinforcement_count, learned_at,
        last_reinforced_at
@@ -309,7 +313,7 @@ def _merge_duplicates(
     threshold = policy.duplicate_similarity
     if threshold is None:
         threshold = configured_near_duplicate_similarity()
-    pairs = conn.execute(DUPLICATE_PAIRS, {"threshold": threshold}).fetchall()
+    pairs = conn.execute(DUPLICATE_PAIRS, {"threshold": threshold, "now": now}).fetchall()
     if not pairs:
         return
     close: dict[str, set[str]] = {}

@@ -47,6 +47,7 @@ from recollect.store.schema.memory_jobs import (
 )
 from recollect.store.schema.org_admin import ORG_ADMIN_WRITES_SQL
 from recollect.store.schema.org_facts import ORG_SHARED_FACTS_SQL
+from recollect.store.schema.plan_days import PLAN_DAYS_INDEX
 from recollect.store.schema.planned_facts import PLANNED_FACTS
 from recollect.store.schema.portable import PORTABLE_IDS_AND_FORCED_SECURITY
 from recollect.store.schema.profiles import PROFILE_DOCUMENTS
@@ -154,6 +155,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         ORG_ADMIN_WRITES_SQL,
     ),
     Migration(24, "plans start later: valid_from stored, learned_at by default", PLANNED_FACTS),
+    Migration(25, "plans and the facts they end, indexed for profile reads", PLAN_DAYS_INDEX),
 )
 
 

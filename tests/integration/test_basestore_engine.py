@@ -115,6 +115,19 @@ def test_a_new_value_under_a_key_supersedes_the_old_fact(
     assert [f.text for f in memory.facts(ALICE)] == ["Moved to Lisbon"]
 
 
+def test_a_fact_a_plan_ends_later_is_still_live_and_goes_with_its_last_item(
+    store: RecollectStore, memory: LongTermMemory, pool: ConnectionPool[Any]
+) -> None:
+    store.put(FACTS, "home", {"text": "Lives in Paris"})
+    memory.remember(ALICE, NewFact(text="Next month I'm moving to Berlin", category="biographical"))
+    [paris] = [f for f in memory.facts(ALICE) if f.text == "Lives in Paris"]
+    assert paris.valid_to is not None, "it holds until the plan's day, still to come"
+    store.put(FACTS, "drink", {"text": "Prefers green tea", "category": "preference"})
+    store.put(FACTS, "home", {"text": "Prefers green tea", "category": "preference"})  # reinforces
+    assert "Lives in Paris" not in {f.text for f in memory.facts(ALICE)}
+    assert {r["text"] for r in _stored(pool) if r["deleted_at"] is not None} == {"Lives in Paris"}
+
+
 def test_query_search_ranks_every_item_by_meaning(
     store: RecollectStore, memory: LongTermMemory
 ) -> None:

@@ -191,6 +191,30 @@ def test_incognito_facts_stay_in_their_session_and_end_with_it(
         end_session(pool, ANA)
 
 
+def test_duplicates_merge_while_both_hold_even_when_a_plan_ends_them_later(
+    pool: ConnectionPool[Any], admin: psycopg.Connection[Any]
+) -> None:
+    memory = LongTermMemory(pool)
+    near = [[1.0, 0.0, 0.0], [0.99, 0.05, 0.0]]
+    held = [_fact("lives in Lisbon", FactCategory.BIOGRAPHICAL, 0.9),
+            _fact("The user lives in Lisbon", FactCategory.BIOGRAPHICAL, 0.7)]  # fmt: skip
+    memory.ingest(ANA, held, near)
+    memory.ingest(BO, held, near)
+    for user, end in (("ana", T0 + 30 * DAY), ("bo", T0 + DAY / 2)):  # a plan's day
+        admin.execute(
+            'UPDATE facts SET valid_to = %s, metadata = metadata || \'{"replaced_by_plan": "x"}\''
+            " WHERE user_id = %s",
+            (end, user),
+        )
+    admin.commit()
+    report = run_maintenance(admin, RetentionPolicy(duplicate_similarity=0.9), now=T0 + DAY)
+    assert report.categories["biographical"].merged == 1, "ana's twins hold until day 30"
+    history = {f.text: f for f in memory.facts(ANA, include_superseded=True)}
+    assert history["The user lives in Lisbon"].superseded_by == history["lives in Lisbon"].id
+    bo = {f.text: f for f in memory.facts(BO, include_superseded=True)}
+    assert all(f.superseded_by is None for f in bo.values()), "ended on day 0.5: history"
+
+
 def test_facts_about_different_subjects_are_never_merged(
     pool: ConnectionPool[Any], admin: psycopg.Connection[Any]
 ) -> None:

@@ -1,7 +1,8 @@
 """A plan starts on its day: until then the fact it replaces holds, after it the plan does.
 
 The clock is fixed: facts are learned at set moments and recall is asked at set moments
-(`now=`, `as_of=`), so no test waits for a day to come.
+(`now=`, `as_of=`), or the application's clock is moved (`RECOLLECT_CLOCK_OFFSET`), so no test
+waits for a day to come.
 """
 
 from __future__ import annotations
@@ -9,13 +10,16 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
 from psycopg_pool import ConnectionPool
 
 from nodes.recall import as_items
+from recollect.basestore.store import RecollectStore
 from recollect.extraction.fact_writer import EngineWriter
 from recollect.longterm.facts import LongTermMemory
-from recollect.longterm.records import FactCategory, NewFact, RememberAction
+from recollect.longterm.records import FactCategory, NewFact, ProfileEntry, RememberAction
 from recollect.privacy.export import export_user
+from recollect.store import clock
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
 from tests.support.memory import memory_over
@@ -71,8 +75,7 @@ def test_a_dated_plan_takes_over_on_its_day(pool: ConnectionPool[Any]) -> None:
         "Next month I'm moving to Oslo",
     }
     assert _recalled(memory, as_of=before) == ["I live in Stockholm"]
-    assert "Stockholm" in " ".join(memory.profile(ANA).values("location"))
-    assert "Oslo" not in " ".join(memory.profile(ANA).values("location"))
+    assert memory.profile(ANA, now=before).values("location") == ["I live in Stockholm"]
     assert "Stockholm" in _location(memory, before)
 
     after = OSLO_DAY + DAY
@@ -80,6 +83,9 @@ def test_a_dated_plan_takes_over_on_its_day(pool: ConnectionPool[Any]) -> None:
     assert _recalled(memory, as_of=after) == ["Next month I'm moving to Oslo"]
     assert "Oslo" in _location(memory, after)
     assert "Stockholm" not in _location(memory, after)
+    assert memory.profile(ANA, now=after).values("location") == ["Next month I'm moving to Oslo"], (
+        "the stored document, read after the day"
+    )
 
 
 def test_a_plan_without_a_day_is_kept_beside_and_ends_nothing(pool: ConnectionPool[Any]) -> None:
@@ -126,3 +132,56 @@ def test_an_export_shows_the_fact_a_plan_replaces_live_until_the_day(
                                  learned_at=today))  # fmt: skip
     statuses = {f["text"]: f["status"] for f in export_user(pool, ANA)["facts"]}
     assert statuses == {"I live in Stockholm": "live", "Next month I'm moving to Oslo": "live"}
+
+
+def test_the_profile_recall_and_listing_turn_over_when_the_clock_reaches_the_day(
+    pool: ConnectionPool[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = memory_over(pool, None)
+    writer = EngineWriter(memory)
+    store = RecollectStore(memory)
+    with scoped(pool, ANA) as conn:  # both said today, by the application's clock
+        writer.remember(conn, ANA, NewFact(text="I live in Stockholm", category="biographical"))
+        writer.remember(
+            conn, ANA, NewFact(text="Next month I'm moving to Oslo", category="biographical")
+        )
+
+    def seen() -> tuple[tuple[str, str, str], set[str], set[str]]:
+        """The home as the profile, recall's profile and the store's item say it; the facts
+        recall finds; the facts listed as live."""
+        recalled = memory.recall(ANA, QUERY, repeat_profile=True)
+        item = store.get(("acme", "ana", "profile"), "location")
+        homes = (
+            " ".join(memory.profile(ANA).values("location")),
+            " ".join(e.value for e in recalled.profile if e.key == "location"),
+            "" if item is None else str(item.value["value"]),
+        )
+        return homes, {r.fact.text for r in recalled.facts}, {f.text for f in memory.facts(ANA)}
+
+    homes, recalled, listed = seen()
+    assert homes == ("I live in Stockholm",) * 3
+    assert recalled == {"I live in Stockholm", "Next month I'm moving to Oslo"}, "and the plan"
+    assert listed == recalled
+
+    monkeypatch.setenv(clock.CLOCK_OFFSET_ENV, "62d")  # past the first of next month; no write
+    homes, recalled, listed = seen()
+    assert homes == ("Next month I'm moving to Oslo",) * 3
+    assert recalled == {"Next month I'm moving to Oslo"}, "the plan holds, the old home ended"
+    assert listed == recalled
+
+
+def test_a_value_set_after_the_plans_day_outlives_the_plan(
+    pool: ConnectionPool[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = memory_over(pool, None)
+    writer = EngineWriter(memory)
+    with scoped(pool, ANA) as conn:
+        writer.remember(conn, ANA, NewFact(text="I live in Stockholm", category="biographical"))
+        writer.remember(
+            conn, ANA, NewFact(text="Next month I'm moving to Oslo", category="biographical")
+        )
+    monkeypatch.setenv(clock.CLOCK_OFFSET_ENV, "62d")
+    memory.set_profile(ANA, [ProfileEntry(key="location", value="Bergen")])
+    assert memory.profile(ANA).values("location") == ["Bergen"]
+    monkeypatch.setenv(clock.CLOCK_OFFSET_ENV, "20d")  # before the day, as the document was
+    assert memory.profile(ANA).values("location") == ["Bergen"], "set by hand, kept by hand"

@@ -222,7 +222,9 @@ def test_the_profile_follows_the_inferred_subject_flips_and_answers_as_of(
     said("Lives in Stockholm", FactCategory.BIOGRAPHICAL, 0)
     said("Prefers dark mode in every editor", FactCategory.PREFERENCE, 1)
     said("Next month moving to Oslo", FactCategory.BIOGRAPHICAL, 10)
-    assert memory.profile(SCOPE).values("location") == ["Lives in Stockholm"], "a plan waits"
+    waiting = memory.profile(SCOPE, now=t0 + timedelta(days=15))
+    assert waiting.values("location") == ["Lives in Stockholm"], "a plan waits for its day"
+    assert memory.profile(SCOPE).values("location") == ["Next month moving to Oslo"], "it came"
     said("Now prefers light mode", FactCategory.PREFERENCE, 20)
     assert memory.profile(SCOPE).values("preferences") == ["Now prefers light mode"]
 

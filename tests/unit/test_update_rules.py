@@ -112,3 +112,33 @@ def test_a_relatives_fact_fills_none_of_the_users_slots() -> None:
     assert infer_subject("Brother lives in Denver", FactCategory.BIOGRAPHICAL) is None
     assert infer_subject("Mora no Porto", FactCategory.BIOGRAPHICAL) == "location"
     assert infer_subject("Partner is called Sam", FactCategory.BIOGRAPHICAL) == "partner"
+
+
+@pytest.mark.parametrize(
+    ("ended", "kept", "new"),
+    [
+        ("Es alérgico al polen", "Es alérgico a los gatos", "Resulta que no es alérgico al polen"),
+        ("È intollerante alle uova", "È intollerante al lattosio",
+         "In realtà non è intollerante alle uova"),
+        ("Verträgt keine Nüsse", "Verträgt keinen Sellerie",
+         "Hat sich herausgestellt, dass sie Nüsse doch verträgt"),
+        ("Spotifyに加入している", "Huluに加入している", "Spotifyを解約した"),
+    ],
+)  # fmt: skip
+def test_it_turns_out_not_ends_only_the_value_it_names(ended: str, kept: str, new: str) -> None:
+    assert JUDGE.contradicts(ended, new)
+    assert not JUDGE.contradicts(kept, new)
+    first, second = (
+        Neighbour("1", ended, None, 0.9, "constraint"),
+        Neighbour("2", kept, None, 0.9, "constraint"),
+    )
+    assert decide(new, None, [first, second]).supersede == ("1",)
+
+
+def test_only_is_no_addition_and_a_japanese_correction_is_heard() -> None:
+    assert not says_addition("Schläft nur noch 6 Stunden")
+    assert says_addition("Hat noch einen Bruder")
+    assert JUDGE.contradicts(
+        "Schläft 8 Stunden pro Nacht", "Schläft jetzt nur noch 6 Stunden pro Nacht"
+    )
+    assert JUDGE.contradicts("会議は3時から", "会議は4時から、3時ではない")
