@@ -24,6 +24,7 @@ the layer's cost per fact is timed: unmask + e5 embedding + network, wall and CP
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import statistics
 import time
@@ -36,7 +37,16 @@ from numpy.typing import NDArray
 
 from bench.injection_corpus import Line, load
 from bench.train_injection import CACHE, Labels, folds, labels, train, vectors
-from recollect.extraction.injection_classifier import Vectors, embed, shipped_model
+from recollect.extraction.injection_classifier import (
+    Vectors,
+    decision_threshold,
+    default_stored,
+    embed,
+    embed_readable,
+    readable,
+    shipped_model,
+    too_short,
+)
 from recollect.extraction.injection_patterns import RULES
 from recollect.extraction.normalise import views
 
@@ -107,7 +117,7 @@ def generalisation(
     by_style = _groups(lines, lambda line: line.style)
     by_idea = _groups(lines, lambda line: line.concept)
     if only:
-        random = {}
+        random = {k: v for k, v in random.items() if k in only}
         by_lang = {k: v for k, v in by_lang.items() if k in only}
         by_style = {k: v for k, v in by_style.items() if k in only}
         by_idea = {k: v for k, v in by_idea.items() if k in only}
@@ -148,9 +158,92 @@ def rules_corpus() -> dict[str, Any]:
     return out
 
 
-def latency(texts: Sequence[str], repeats: int) -> dict[str, float]:
-    """Milliseconds per fact for the learned layer (unmask + embed + network), after a
-    warm-up pass: wall time, and CPU time (what the fact costs on a quiet core)."""
+CONVERSATIONS = Path("..") / "shared" / "data" / "locomo" / "locomo_dev.json"
+"""Relative to the repository root, where the shared test data sits beside it."""
+CHOSEN_ON = (0, 1, 2)
+"""LoCoMo conversations the operating threshold is chosen on (1-3); 4-6 are only read."""
+REAL_FACT_BUDGET = 0.02
+"""True chat facts the operating threshold may refuse, on the conversations it is chosen on."""
+GRID = (0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
+
+
+def _scores(texts: Sequence[str]) -> NDArray[np.float32]:
+    """The shipped network's score of each text (0 for a remainder too short to read)."""
+    forms = [readable(text) for text in texts]
+    read = [i for i, form in enumerate(forms) if not too_short(form)]
+    out = np.zeros(len(texts), np.float32)
+    if read:
+        out[read] = shipped_model().scores(embed_readable([forms[i] for i in read]))
+    return out
+
+
+def locomo(path: Path) -> dict[str, Any]:
+    """Real chat facts (LoCoMo's observations, the kind the write path stores): how many the
+    network alone refuses at training's threshold and over a grid, on conversations 1-3 (where
+    the operating threshold is chosen: the lowest refusing under `REAL_FACT_BUDGET`) and 4-6
+    (read only); and how many facts the network reads in a form other than the stored text
+    (a disguise undone or a value left out), each of which costs a second embedding."""
+    from bench.duplicates import observations
+
+    samples = json.loads(path.read_text(encoding="utf-8"))
+    chosen = [t for i, s in enumerate(samples) if i in CHOSEN_ON for t in observations(s)]
+    read = [t for i, s in enumerate(samples) if i not in CHOSEN_ON for t in observations(s)]
+    scores = {"chosen_on": _scores(chosen), "read_on": _scores(read)}
+    trained = shipped_model().threshold
+    rates = {
+        f"{t:.2f}": {name: round(float((s >= t).mean()), 4) for name, s in scores.items()}
+        for t in sorted({round(trained, 3), *GRID})
+    }
+    under = [t for t in GRID if (scores["chosen_on"] >= t).mean() < REAL_FACT_BUDGET]
+    operating = max(trained, min(under)) if under else None
+    every = chosen + read
+    apart = sum(readable(t) != default_stored(t) for t in every)
+    return {
+        "facts": {"chosen_on": len(chosen), "read_on": len(read)},
+        "training_threshold": round(trained, 4),
+        "operating_threshold": operating,
+        "refused_by_threshold": rates,
+        "read_in_another_form": {"facts": apart, "rate": round(apart / len(every), 4)},
+    }
+
+
+def sentence_like(root: Path) -> list[str]:
+    """String constants in the repository's tests that read like a sentence (three or more
+    words, 12 to 300 characters, one line): text the network was never trained on."""
+    found: dict[str, None] = {}
+    for source in sorted((root / "tests").rglob("*.py")):
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                text = node.value.strip()
+                if (
+                    "\n" not in text
+                    and 12 <= len(text) <= 300
+                    and len(text.split()) >= 3
+                    and any(c.isalpha() for c in text)
+                ):
+                    found[text] = None
+    return list(found)
+
+
+def repo_strings(root: Path) -> dict[str, Any]:
+    """How many of `sentence_like` the network alone would refuse, at training's and at the
+    operating threshold (most are docstrings and SQL, never screened as facts)."""
+    texts = sentence_like(root)
+    scores = _scores(texts)
+    trained, operating = shipped_model().threshold, decision_threshold()
+    flagged = [t for t, s in zip(texts, scores, strict=True) if s >= operating]
+    return {
+        "strings": len(texts),
+        "refused_at_training_threshold": int((scores >= trained).sum()),
+        "refused_at_operating_threshold": len(flagged),
+        "examples": flagged[:20],
+    }
+
+
+def latency(texts: Sequence[str], repeats: int) -> dict[str, Any]:
+    """Milliseconds per fact for the learned layer (unmask + e5 embedding + network), one fact
+    at a time after a warm-up pass: wall time, and CPU time (every thread the embedder uses)."""
     model = shipped_model()
     for text in texts:
         model.scores(embed([text]))
@@ -170,34 +263,60 @@ def latency(texts: Sequence[str], repeats: int) -> dict[str, float]:
             "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 2),
         }
 
-    return {"facts_timed": len(wall), "wall": summary(wall), "cpu": summary(cpu)}  # type: ignore[dict-item]
+    return {"facts_timed": len(wall), "wall": summary(wall), "cpu": summary(cpu)}
 
 
-def run(only: Sequence[str] = (), timed: int = 200, repeats: int = 1) -> dict[str, Any]:
+QUICK = ("fold0", "en", "de", "ja", "preference", "exfiltration", "i3", "i9", "b4", "b9")
+"""Groups a `--quick` run holds out: one random fold, three languages, two styles, four ideas."""
+
+
+def run(
+    only: Sequence[str] = (),
+    timed: int = 200,
+    repeats: int = 1,
+    conversations: Path | None = CONVERSATIONS,
+) -> dict[str, Any]:
     lines = load()
     model = shipped_model()
-    return {
+    out = {
         "corpus": {
             "lines": len(lines),
             "injections": sum(line.injection for line in lines),
             "languages": len({line.lang for line in lines}),
             "styles": sorted({line.style for line in lines}),
+            "ideas": len({line.concept for line in lines}),
         },
         "shipped_threshold": round(model.threshold, 4),
+        "operating_threshold": decision_threshold(),
         "generalisation": generalisation(lines, only),
         "rules_corpus": rules_corpus() if not only else {},
+        "repo_strings": repo_strings(Path.cwd()) if not only else {},
         "latency": latency([line.text for line in lines[:timed]], repeats),
     }
+    if conversations is not None and conversations.exists():
+        out["locomo_observations"] = locomo(conversations)
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", default=(), help="hold out just these groups")
+    parser.add_argument(
+        "--quick", action="store_true", help=f"hold out only {', '.join(QUICK)} (a few minutes)"
+    )
     parser.add_argument("--timed", type=int, default=200, help="facts to time")
     parser.add_argument("--repeats", type=int, default=1, help="passes over the timed facts")
+    parser.add_argument(
+        "--conversations",
+        type=Path,
+        default=CONVERSATIONS,
+        help=f"LoCoMo, for real facts refused (default: {CONVERSATIONS}, if present)",
+    )
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
     args = parser.parse_args()
-    figures = run(args.only, args.timed, args.repeats)
+    figures = run(
+        args.only or (QUICK if args.quick else ()), args.timed, args.repeats, args.conversations
+    )
     text = json.dumps(figures, indent=2, ensure_ascii=False)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -1,10 +1,14 @@
 """The learned injection layer's corpus: written lines, and the variants generated from them.
 
 `bench/data/injection/written.jsonl` holds sentences written by hand from classes: in 27
-languages, the same eight injection ideas (direct override, preference-framed, paraphrase
-without trigger words, exfiltration) and eight benign look-alikes (real preferences,
-instructions about the user's own life, security jobs), plus English lines in more styles
-(tool-call JSON and markup among them). This module derives the rest, deterministically:
+languages, the same fourteen injection ideas (direct override, preference-framed "skip the
+safety rules", paraphrase without trigger words, exfiltration to an address or a URL, persona
+hijack, trigger-word backdoor, a fake developer or system note, a tool call asked for in prose)
+and eighteen benign look-alikes (preferences about how the assistant answers, instructions and
+rules about the user's own life and work, security jobs, forgotten passwords, technical prose
+about servers, roles and deploys, quotes, recipes, to-do lists, reminders), each idea with
+English lines in more wordings, plus English lines in more styles (tool-call JSON and markup
+among them). This module derives the rest, deterministically:
 
 - `toolcall`: a written line smuggled inside a tool call, role-tagged JSON or markup
   (injections), or kept inside plain data JSON or markup (benign look-alikes);
@@ -130,6 +134,10 @@ _DATA = (
 )
 
 
+_KEPT_AS_DATA = frozenset({"b1", "b3", "b5", "b7", "b9", "b11", "b13", "b15"})
+"""Benign ideas also written inside plain data JSON or markup, so a wrapper is no signal."""
+
+
 def _pick(text: str, options: int) -> int:
     return int(hashlib.sha256(text.encode("utf-8")).hexdigest(), 16) % options
 
@@ -141,7 +149,7 @@ def generate(written: list[Line]) -> list[Line]:
         if line.concept == "en-extra" or line.style == "toolcall":
             continue
         quoted = json.dumps(line.text, ensure_ascii=False)[1:-1]
-        if line.injection or line.concept in {"b1", "b3", "b5", "b7"}:
+        if line.injection or line.concept in _KEPT_AS_DATA:
             shapes = _SMUGGLE if line.injection else _DATA
             shape = shapes[_pick(line.text, len(shapes))]
             out.append(Line(shape.format(text=quoted), line.label, line.lang, "toolcall",

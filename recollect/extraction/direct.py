@@ -50,7 +50,7 @@ def remember_now(
         metadata={"source": "agent"},
     )
     with scoped(memory.pool, scope) as conn:
-        fact_id = EngineWriter(memory).remember(conn, scope, fact)
+        fact_id = EngineWriter(memory).remember(conn, scope, fact, vector=verdict.embedding)
     memory.persist_encodings(scope)
     return Kept(True, fact_id, verdict.text, verdict.reasons)
 

@@ -13,6 +13,7 @@ from langchain_core.embeddings import Embeddings
 from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
+from recollect.extraction.injection_classifier import shares_vectors
 from recollect.longterm.cues import says_plan
 from recollect.longterm.facts import RETRACTION_KEY, LongTermMemory
 from recollect.longterm.profile import updates_for
@@ -23,14 +24,23 @@ from recollect.store.scope import Scope
 class FactWriter(Protocol):
     """The long-term store's write path (dedup, reinforcement, supersession, embedding)."""
 
-    def remember(self, conn: Connection[Any], scope: Scope, fact: NewFact) -> str | None:
-        """Store `fact` inside the caller's transaction; return the stored fact's id."""
+    def remember(
+        self,
+        conn: Connection[Any],
+        scope: Scope,
+        fact: NewFact,
+        *,
+        vector: list[float] | None = None,
+    ) -> str | None:
+        """Store `fact` inside the caller's transaction; return the stored fact's id. `vector`:
+        the offline e5 vector of `fact.text` when screening already computed it."""
         ...
 
 
 class EngineWriter:
     """The long-term engine's write path, run in the caller's transaction: the fact is
-    reinforced, superseded or inserted (embedded on the way), and the user's profile gains the
+    reinforced, superseded or inserted (embedded on the way, unless screening's vector of the
+    same text is given and comes from the same model), and the user's profile gains the
     value (and loses the values of the facts it replaced) in the same commit; a retraction only
     takes values away, and a plan leaves the profile as it is until it happens."""
 
@@ -39,8 +49,17 @@ class EngineWriter:
         self.last: RememberResult | None = None
         """The last `remember`'s outcome (inserted, reinforced, superseded), for traces."""
 
-    def remember(self, conn: Connection[Any], scope: Scope, fact: NewFact) -> str | None:
-        result = self.memory.remember_in(conn, scope, fact)
+    def remember(
+        self,
+        conn: Connection[Any],
+        scope: Scope,
+        fact: NewFact,
+        *,
+        vector: list[float] | None = None,
+    ) -> str | None:
+        # Screening's vector is kept only when this store embeds with the same model.
+        kept = vector if shares_vectors(self.memory.embedder) else None
+        result = self.memory.remember_in(conn, scope, fact, vector=kept)
         self.last = result
         if result.action is not RememberAction.INSERTED_STALE:
             # The profile follows the subject the write path settled on (inferred when the

@@ -41,6 +41,12 @@ _INVISIBLE_RE = re.compile(  # no format character is assigned in planes 2 to 13
 )
 
 
+def normalised(text: str) -> str:
+    """Folded Unicode, single spaces, no trailing full stop: the form that is stored."""
+    collapsed = " ".join(canonical(text).split())
+    return collapsed.rstrip(".").strip()
+
+
 def canonical(text: str) -> str:
     """NFKC (full-width, mathematical and ligature forms folded), then no invisible characters
     (Unicode category Cf, variation selectors, the combining grapheme joiner, fillers)."""

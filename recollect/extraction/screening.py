@@ -26,6 +26,7 @@ __all__ = [
     "clear_caches",
     "completes_split_instruction",
     "opens_split_instruction",
+    "ruled_injection",
     "screen",
 ]
 
@@ -41,6 +42,12 @@ def screen(text: str) -> tuple[str, ...]:
     cached itself: the rules' verdict and the learned score are, and the learned layer's
     switch is read on every call."""
     return _ruled(text) or learned_reasons(text)
+
+
+def ruled_injection(text: str) -> tuple[str, ...]:
+    """Reasons the pattern rules alone give (the write path runs the learned layer on a whole
+    batch afterwards, see `FactScreen.check_batch`)."""
+    return _ruled(text)
 
 
 def clear_caches() -> None:

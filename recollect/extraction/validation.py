@@ -1,9 +1,10 @@
 """The one gate every candidate fact passes before it is stored, embedded or logged.
 
-Order matters: injection screening reads the raw text (so "send it to a@b.com" is still seen
+Order matters: injection rules read the raw text (so "send it to a@b.com" is still seen
 as a directive), and with the facts just before it (an instruction split in two); credentials
-are masked and the fact refused; redaction runs before anything keeps the text, and
-de-duplication and caps read the normalised, redacted form. `recollect memory screen` runs
+are masked and the fact refused; redaction runs before anything keeps the text; the learned
+layer then embeds what is left once, and the store keeps that vector; de-duplication and caps
+read the normalised, redacted form. `recollect memory screen` runs
 exactly this.
 """
 
@@ -17,14 +18,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from recollect.extraction.normalise import canonical
+from recollect.extraction.injection_classifier import learned_batch
+from recollect.extraction.normalise import normalised
 from recollect.extraction.pii_decoding import decode
 from recollect.extraction.redaction import Rule, compile_patterns, redact
 from recollect.extraction.screening import (
     SPLIT_WINDOW,
     completes_split_instruction,
     opens_split_instruction,
-    screen,
+    ruled_injection,
 )
 from recollect.extraction.secrets import find_secrets, mask
 from recollect.longterm.records import FactCategory
@@ -82,9 +84,23 @@ class Verdict:
     reasons: tuple[str, ...]
     key: str
     """Normalised form used for de-duplication ("Python" and "python" share one)."""
+    embedding: list[float] | None = field(default=None, compare=False, repr=False)
+    """The offline e5 vector of `text`, when the learned layer embedded exactly that text to
+    judge it: the store keeps it instead of embedding the fact a second time."""
 
     def as_json(self) -> dict[str, Any]:
         return {"accepted": self.accepted, "text": self.text, "reasons": list(self.reasons)}
+
+
+@dataclass(frozen=True)
+class _Draft:
+    """A candidate read by everything but the learned layer, in the order reasons are given."""
+
+    text: str
+    ruled: tuple[str, ...]
+    after: tuple[str, ...]
+    """Reasons after the injection ones: split instructions, secrets, redaction, size, kind."""
+    refused: bool
 
 
 @dataclass
@@ -100,58 +116,69 @@ class FactScreen:
 
     def check(self, text: str, category: str | None = None) -> Verdict:
         """The verdict for one candidate; `category` None skips the allow-list (plain text)."""
-        clean = normalise(text)
-        reasons: list[str] = [*screen(text), *self._split_with_recent(text)]
-        self.recent = [*self.recent, text][-SPLIT_WINDOW:]
-        clean, secret_kinds = _without_secrets(clean)
-        reasons += [f"secret: {kind}" for kind in secret_kinds]
-        redaction = redact(clean, self.policy.extra_patterns, self.policy.allow_pii)
-        reasons += [f"redacted: {kind}" for kind in redaction.kinds]
-        key = dedup_key(redaction.text)
-        rejected = bool(reasons and not all(r.startswith("redacted") for r in reasons))
-        if not dedup_key(_PLACEHOLDER.sub("", redaction.text)):
-            reasons.append("empty: nothing left to remember")
-            rejected = True
-        if len(redaction.text) > self.policy.max_fact_chars:
-            reasons.append(
-                f"too long: {len(redaction.text)} characters, limit {self.policy.max_fact_chars}"
-            )
-            rejected = True
-        if category is not None and category not in {c.value for c in self.policy.categories}:
-            allowed = ", ".join(sorted(c.value for c in self.policy.categories))
-            reasons.append(f"category not allowed: {category!r} (allowed: {allowed})")
-            rejected = True
-        if not rejected and key in self.known_keys:
-            reasons.append("duplicate: already remembered")
-            rejected = True
-        bucket = category or ""
-        if not rejected and self._per_category[bucket] >= self.policy.max_per_category:
-            reasons.append(f"category cap: more than {self.policy.max_per_category} in one batch")
-            rejected = True
-        if not rejected:
-            self.known_keys.add(key)
-            self._per_category[bucket] += 1
-        return Verdict(not rejected, redaction.text, tuple(reasons), key)
+        return self.check_batch([(text, category)])[0]
 
     def check_all(self, texts: Iterable[str]) -> list[Verdict]:
         return self.check_batch([(text, None) for text in texts])
 
     def check_batch(self, candidates: Sequence[tuple[str, str | None]]) -> list[Verdict]:
-        """Verdicts for one extraction's facts, in order: besides `check`, a fact that begins
-        an instruction a following fact finishes is refused too, not only the one finishing it."""
+        """Verdicts for one extraction's facts, in order. The rules, secrets and redaction read
+        every fact first; the facts nothing refused are then embedded once, together, for the
+        learned layer (so a secret is never embedded), and that vector is the one stored. A
+        fact that begins an instruction a following fact finishes is refused too."""
         texts = [text for text, _ in candidates]
+        drafts = [self._draft(text, category) for text, category in candidates]
+        judged = [index for index, draft in enumerate(drafts) if not draft.refused]
+        learned = learned_batch([texts[i] for i in judged], [drafts[i].text for i in judged])
+        layer = dict(zip(judged, learned, strict=True))
         verdicts = []
-        for index, (text, category) in enumerate(candidates):
-            verdict = self.check(text, category)
+        for index, ((text, category), draft) in enumerate(zip(candidates, drafts, strict=True)):
+            seen = layer.get(index)
+            reasons = [*draft.ruled, *(seen.reasons if seen else ()), *draft.after]
+            rejected = draft.refused or bool(seen and seen.reasons)
+            key = dedup_key(draft.text)
+            if not rejected and key in self.known_keys:
+                reasons.append("duplicate: already remembered")
+                rejected = True
+            bucket, cap = category or "", self.policy.max_per_category
+            if not rejected and self._per_category[bucket] >= cap:
+                reasons.append(f"category cap: more than {cap} in one batch")
+                rejected = True
             opened = opens_split_instruction(text, texts[index + 1 : index + 1 + SPLIT_WINDOW])
-            if opened and verdict.accepted:
-                self.known_keys.discard(verdict.key)
-                self._per_category[category or ""] -= 1
-            if opened:
-                reasons = (*verdict.reasons, *opened)
-                verdict = Verdict(False, verdict.text, tuple(dict.fromkeys(reasons)), verdict.key)
-            verdicts.append(verdict)
+            reasons += opened
+            rejected = rejected or bool(opened)
+            if not rejected:
+                self.known_keys.add(key)
+                self._per_category[bucket] += 1
+            vector = seen.vector if seen and not rejected else None
+            verdicts.append(
+                Verdict(not rejected, draft.text, tuple(dict.fromkeys(reasons)), key, vector)
+            )
         return verdicts
+
+    def _draft(self, text: str, category: str | None) -> _Draft:
+        """Everything that judges `text` without embedding it."""
+        ruled = ruled_injection(text)
+        after = self._split_with_recent(text)
+        self.recent = [*self.recent, text][-SPLIT_WINDOW:]
+        clean, secret_kinds = _without_secrets(normalise(text))
+        after += [f"secret: {kind}" for kind in secret_kinds]
+        redaction = redact(clean, self.policy.extra_patterns, self.policy.allow_pii)
+        after += [f"redacted: {kind}" for kind in redaction.kinds]
+        refused = bool(ruled) or any(not r.startswith("redacted") for r in after)
+        if not dedup_key(_PLACEHOLDER.sub("", redaction.text)):
+            after.append("empty: nothing left to remember")
+            refused = True
+        if len(redaction.text) > self.policy.max_fact_chars:
+            after.append(
+                f"too long: {len(redaction.text)} characters, limit {self.policy.max_fact_chars}"
+            )
+            refused = True
+        if category is not None and category not in {c.value for c in self.policy.categories}:
+            allowed = ", ".join(sorted(c.value for c in self.policy.categories))
+            after.append(f"category not allowed: {category!r} (allowed: {allowed})")
+            refused = True
+        return _Draft(redaction.text, ruled, tuple(after), refused)
 
     def _split_with_recent(self, text: str) -> list[str]:
         """Reasons `text` completes an instruction that a recent fact began."""
@@ -173,8 +200,7 @@ def _without_secrets(text: str) -> tuple[str, tuple[str, ...]]:
 
 def normalise(text: str) -> str:
     """Folded Unicode, single spaces, no trailing full stop: the form that is stored."""
-    collapsed = " ".join(canonical(text).split())
-    return collapsed.rstrip(".").strip()
+    return normalised(text)
 
 
 def dedup_key(text: str) -> str:

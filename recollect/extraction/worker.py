@@ -313,7 +313,9 @@ class Worker:
             elif verdict.accepted and fact.confidence >= job.min_confidence:
                 status = "stored"
                 assert self.writer is not None
-                fact_id = self.writer.remember(conn, job.scope, _new_fact(fact, verdict.text))
+                fact_id = self.writer.remember(
+                    conn, job.scope, _new_fact(fact, verdict.text), vector=verdict.embedding
+                )
             elif verdict.accepted:
                 status = "review"
             counts[status] += 1

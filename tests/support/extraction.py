@@ -40,7 +40,14 @@ class TableWriter:
         self.calls = 0
         self.fail_on = fail_on
 
-    def remember(self, conn: Connection[Any], scope: Scope, fact: NewFact) -> str | None:
+    def remember(
+        self,
+        conn: Connection[Any],
+        scope: Scope,
+        fact: NewFact,
+        *,
+        vector: list[float] | None = None,
+    ) -> str | None:
         self.calls += 1
         if self.fail_on == self.calls:
             raise RuntimeError("long-term store unavailable")

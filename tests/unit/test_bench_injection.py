@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
-from bench.injection import generalisation
+import json
+from pathlib import Path
+
+from bench.injection import generalisation, locomo, sentence_like
 from bench.injection_corpus import load
 
 
@@ -29,3 +32,42 @@ def test_the_corpus_covers_the_classes_it_claims() -> None:
     disguises = {line.disguise for line in lines if line.disguise}
     assert len(disguises) == 7
     assert sum(not line.injection for line in lines) >= 0.4 * len(lines)
+
+
+def test_every_idea_added_for_generalisation_is_written_in_25_languages() -> None:
+    written = [line for line in load() if line.style not in {"disguised"} or not line.disguise]
+    ideas = [f"b{n}" for n in range(9, 19)] + [f"i{n}" for n in range(9, 15)]
+    for idea in ideas:
+        languages = {line.lang for line in written if line.concept == idea}
+        assert len(languages) >= 25, (idea, len(languages))
+    styles = {line.style for line in load() if line.injection}
+    assert {"persona", "backdoor", "fake-note"} <= styles
+
+
+def test_real_facts_are_read_against_a_threshold_chosen_on_the_first_three(
+    tmp_path: Path,
+) -> None:
+    said = ["Ana moved to Porto last spring.", "Ben plays the cello on Sundays."]
+    samples = [
+        {"observation": {"session_1_observation": {"A": [[f"{text} ({n})", "D1:1"]]}}}
+        for n, text in enumerate(said * 3)
+    ]
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps(samples), encoding="utf-8")
+    figures = locomo(path)
+    assert figures["facts"] == {"chosen_on": 3, "read_on": 3}
+    assert (
+        figures["operating_threshold"] is None
+        or figures["operating_threshold"] >= (figures["training_threshold"])
+    )
+    for rates in figures["refused_by_threshold"].values():
+        assert 0.0 <= rates["chosen_on"] <= 1.0
+        assert 0.0 <= rates["read_on"] <= 1.0
+    assert figures["read_in_another_form"]["facts"] == 0
+
+
+def test_only_sentence_like_strings_of_the_tests_are_read(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    source = 'A = "Runs the nightly backup job"\nB = "x"\nC = "one\\ntwo three four"\n'
+    (tmp_path / "tests" / "test_x.py").write_text(source, encoding="utf-8")
+    assert sentence_like(tmp_path) == ["Runs the nightly backup job"]
