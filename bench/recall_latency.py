@@ -2,19 +2,22 @@
 
 Both systems hold the same facts (synthetic text, seeded random unit vectors standing in for
 precomputed embeddings) in one Postgres. Latency is per call, excluding the query's embedding
-(both get the query vector precomputed), for a user with 100 facts and one with 10,000. Ingest
-throughput is measured through each system's own write path: recollect's COPY-based `ingest`
-for every fact, stock's `batch(PutOp...)` on a sample (the rest of stock's rows are bulk-loaded
-so the comparison can run at full size, then its index is built as `setup()` defines it).
+(both get the query vector precomputed), for users with 100, 10,000 and 100,000 facts (stock's
+exact scan is left out for the last: seconds a query), beside the dense stage's top-40 overlap
+with an exact scan of the same user. Ingest throughput is measured through each system's own
+write path: recollect's COPY-based `ingest` for every fact, stock's `batch(PutOp...)` on a
+sample (the rest of stock's rows are bulk-loaded so the comparison can run at full size, then
+its index is built as `setup()` defines it).
 
     python -m bench.recall_latency --json bench/out/recall_latency.json
-    python -m bench.recall_latency --facts 100000 --json /dev/null     # a quick run
+    python -m bench.recall_latency --facts 150000 --users 500 --large-user-facts 10000 --json o.json
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import statistics
 import string
@@ -34,16 +37,22 @@ from pgvector import Vector
 from pgvector.psycopg import register_vector
 from psycopg.types.json import Jsonb
 
+from recollect.longterm import fact_sql
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.recipe import RecallRecipe
 from recollect.longterm.records import FactCategory, NewFact
 from recollect.longterm.vectors import literal
 from recollect.store import migrations
 from recollect.store.roles import app_uri
-from recollect.store.scope import Scope
+from recollect.store.scope import Scope, ScopeKind
 from recollect.store.server import CONNECTION_KWARGS, open_pool, start_embedded
 
 ORG = "bench"
+OVERLAP_TOP = 40
+"""The dense candidates compared with the exact scan's: the reranked head's size."""
+SIZED = 3
+"""The first users are the measured ones: 10,000 facts, 100 facts and 100,000 facts."""
+MEASURED = (("small", 1), ("large", 0), ("huge", 2))
 CATEGORIES = list(FactCategory)
 
 ANN_INDEX = """
@@ -83,7 +92,13 @@ class Corpus:
     """Deterministic synthetic facts: user → list of (text, vector, category, learned_at)."""
 
     def __init__(
-        self, facts: int, users: int, dim: int, seed: int = 7, large: int | None = None
+        self,
+        facts: int,
+        users: int,
+        dim: int,
+        seed: int = 7,
+        large: int | None = None,
+        huge: int = 100_000,
     ) -> None:
         self.rng = random.Random(seed)
         self.dim = dim
@@ -92,9 +107,12 @@ class Corpus:
         self.base = unit_vectors(self.rng, 2048, dim)
         self.large_n = large or max(1, facts // 100)
         self.small_n = min(100, max(1, facts // users))
-        rest = facts - self.large_n - self.small_n
-        others = users - 2
-        self.sizes = [self.large_n, self.small_n] + [
+        self.huge_n = huge
+        rest = facts - self.large_n - self.small_n - self.huge_n
+        others = users - 3
+        if rest < others:
+            raise ValueError("--facts must leave at least one fact to every other user")
+        self.sizes = [self.large_n, self.small_n, self.huge_n] + [
             rest // others + (1 if i < rest % others else 0) for i in range(others)
         ]
         self.users = [f"u{i:05d}" for i in range(users)]
@@ -177,7 +195,7 @@ def ingest_stock(uri: str, corpus: Corpus, kind: str, sample: int) -> tuple[floa
         done = 0
         elapsed = 0.0
         loaded_users = 0
-        for index, user in enumerate(corpus.users[2:], start=2):
+        for index, user in enumerate(corpus.users[SIZED:], start=SIZED):
             if done >= sample:
                 break
             rows = corpus.user_facts(index)
@@ -197,7 +215,7 @@ def ingest_stock(uri: str, corpus: Corpus, kind: str, sample: int) -> tuple[floa
         if kind != "flat":  # bulk-load without it, then build it once (faster than inserts)
             conn.execute("DROP INDEX IF EXISTS store_vectors_embedding_idx")
         register_vector(conn)
-        skip = set(range(2, loaded_users))
+        skip = set(range(SIZED, loaded_users))
         with conn.cursor() as cur:
             for index, user in enumerate(corpus.users):
                 if index in skip:
@@ -298,6 +316,37 @@ def ann_versus_exact(uri: str, corpus: Corpus, queries: int, limit: int = 50) ->
     return out
 
 
+def _ms(value: float | None) -> str:
+    return f"{value:>10.2f}" if value is not None else f"{'-':>10}"
+
+
+def dense_overlap(
+    uri: str, corpus: Corpus, queries: int, top: int = OVERLAP_TOP
+) -> dict[str, float]:
+    """Per measured user, the share of the exact scan's top `top` that the engine's dense
+    statement (the Hamming prefilter, then exact scores) also returns in its top `top`."""
+    out: dict[str, float] = {}
+    with psycopg.connect(uri, **CONNECTION_KWARGS) as conn:
+        register_vector(conn)
+        for size, index in MEASURED:
+            user = corpus.users[index]
+            shares = []
+            for _, vector in corpus.queries(queries, seed=len(size)):
+                params = {"org_id": ORG, "user_id": user, "session_id": None,
+                          "vector": Vector(vector), "dim": corpus.dim, "dense_limit": 50,
+                          "limit": top, "now": datetime.now(UTC)}  # fmt: skip
+                exact = {r["id"] for r in conn.execute(EXACT_DENSE.format(dim=corpus.dim), params)}
+                rows = conn.execute(fact_sql.DENSE[ScopeKind.USER], params).fetchall()
+                facts = sorted(
+                    (r for r in rows if r["kind"] == "fact"), key=lambda r: -r["similarity"]
+                )
+                found = {uuid.UUID(r["id"]) for r in facts[:top]}
+                shares.append(len(exact & found) / max(1, len(exact)))
+            out[size] = round(statistics.mean(shares), 4)
+            print(f"  dense top-{top} overlap with the exact scan, {size} user: {out[size]}")
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", required=True, help="where to write the results")
@@ -307,6 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--large-user-facts", type=int, default=None,
         help="facts of the large user (default: 1%% of --facts, 10,000 at full size)",
     )  # fmt: skip
+    parser.add_argument("--huge-user-facts", type=int, default=100_000)
     parser.add_argument("--dim", type=int, default=384, help="the offline embedder's dimension")
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--k", type=int, default=10)
@@ -324,9 +374,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     uri = start_embedded(folder, announce=True)
     with psycopg.connect(uri, **CONNECTION_KWARGS) as conn:
         migrations.setup(conn)
-    corpus = Corpus(args.facts, args.users, args.dim, large=args.large_user_facts)
+    corpus = Corpus(
+        args.facts, args.users, args.dim, large=args.large_user_facts, huge=args.huge_user_facts
+    )
     print(f"{args.facts:,} facts, {args.users:,} users, dim {args.dim}; "
-          f"large user {corpus.large_n:,} facts, small user {corpus.small_n}")  # fmt: skip
+          f"large user {corpus.large_n:,} facts, huge user {corpus.huge_n:,}, "
+          f"small user {corpus.small_n}")  # fmt: skip
     # The app's own role, behind row-level security, as every recall in production runs.
     pool = open_pool(app_uri(uri), max_size=2, name="bench")
     memory = LongTermMemory(pool, recipe=RecallRecipe(k=args.k))
@@ -364,7 +417,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         exact_store = PostgresStore(
             exact_conn, index=stock_index_config(corpus.dim, args.stock_index, embed)
         )
-        for size, user in (("small", corpus.users[1]), ("large", corpus.users[0])):
+        for size, index in MEASURED:
+            user = corpus.users[index]
             queries = corpus.queries(args.queries, seed=len(size))
             for text, vector in queries:
                 embed.known[text] = vector
@@ -380,14 +434,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             def stock_exact(text: str, _vector: list[float], user: str = user) -> int:
                 return len(exact_store.search(("facts", ORG, user), query=text, limit=args.k))
 
-            timings = measure(
-                {"recollect": ours, "stock": stock, "stock_exact": stock_exact}, queries, warmup=20
-            )
-            for name, (ms, returned) in timings.items():
+            calls: dict[str, Callable[[str, list[float]], int]] = {
+                "recollect": ours,
+                "stock": stock,
+                "stock_exact": stock_exact,
+            }
+            if size == "huge":  # seconds a query: scanning every tenant's vectors
+                del calls["stock_exact"]
+            for key in ("p50_ms", "p95_ms", "mean_results"):
+                results["stock_exact"][f"{key}_{size}"] = None
+            for name, (ms, returned) in measure(calls, queries, warmup=20).items():
                 results[name][f"p50_ms_{size}"] = round(statistics.median(ms), 3)
                 results[name][f"p95_ms_{size}"] = round(percentile(ms, 0.95), 3)
                 results[name][f"mean_results_{size}"] = round(statistics.mean(returned), 2)
     pool.close()
+    overlap = dense_overlap(uri, corpus, min(args.queries, 100))
     ann = None if args.skip_ann else ann_versus_exact(uri, corpus, min(args.queries, 200))
     results["recollect"]["ingest_facts_per_s"] = round(ours_rate)
     for name in ("stock", "stock_exact"):
@@ -396,16 +457,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         results[name]["index_build_s"] = round(build_s, 1)
     for name in results:
         results[name]["embed_ms_p50"] = None  # vectors are precomputed: embedding excluded
-    print(f"\n{'system':<12} {'p50 small':>10} {'p95 small':>10} {'p50 large':>10} "
-          f"{'p95 large':>10} {'results':>8} {'ingest/s':>10}")  # fmt: skip
+    sizes = [size for size, _ in MEASURED]
+    print(f"\n{'system':<12}" + "".join(f" {'p50 ' + s:>10} {'p95 ' + s:>10}" for s in sizes)
+          + f" {'results':>8} {'ingest/s':>10}")  # fmt: skip
     for name, r in results.items():
-        print(f"{name:<12} {r['p50_ms_small']:>10.2f} {r['p95_ms_small']:>10.2f} "
-              f"{r['p50_ms_large']:>10.2f} {r['p95_ms_large']:>10.2f} "
-              f"{r['mean_results_large']:>8.1f} {r['ingest_facts_per_s']:>10,}")  # fmt: skip
+        print(f"{name:<12}"
+              + "".join(f" {_ms(r['p50_ms_' + s])} {_ms(r['p95_ms_' + s])}" for s in sizes)
+              + f" {min(r['mean_results_' + s] or math.inf for s in sizes):>8.1f}"
+              f" {r['ingest_facts_per_s']:>10,}")  # fmt: skip
+    keys = [f"{q}_ms_{s}" for s in sizes for q in ("p50", "p95")]
     ratio = {
         peer: {
             key: round(results[peer][key] / results["recollect"][key], 2)
-            for key in ("p50_ms_small", "p95_ms_small", "p50_ms_large", "p95_ms_large")
+            for key in keys
+            if results[peer][key] is not None
         }
         for peer in ("stock", "stock_exact")
     }
@@ -417,9 +482,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "queries": args.queries,
         "k": args.k,
         "large_user_facts": corpus.large_n,
+        "huge_user_facts": corpus.huge_n,
         "small_user_facts": corpus.small_n,
         "systems": results,
         "peer_over_recollect": ratio,
+        "dense_overlap_with_exact": {"top": OVERLAP_TOP, **overlap},
         "dense_exact_vs_ann": ann,
     }
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)

@@ -1,10 +1,12 @@
 """The read path: candidates from SQL per the recipe, `ranking.rank`, then the token budget.
 
-Dense candidates are an exact cosine scan of the scope's live rows (per-user corpora are small:
-this beat an ANN index in `bench/recall_latency.py`); lexical candidates come from the GIN-indexed
-tsvector with any-word semantics. All statements of one recall, the transaction and its scope
-included, go to the server in one pipeline; so does the check whether a dense search could find
-anything (`presence`), until a scope is known to hold embedded memory.
+Dense candidates are an exact cosine scan of the scope's live vectors from a covering index (this
+beat an ANN index in `bench/recall_latency.py`), or, for a user with more than
+`fact_sql.EXACT_UP_TO` facts, a Hamming prefilter over binary codes with exact rescoring; lexical
+candidates are the facts sharing any query word, tested in a covering index of their tsvectors
+(`schema.covering_reads`). All statements of one recall, the transaction and its scope included,
+go to the server in one pipeline; so does the check whether a dense search could find anything
+(`presence`), until a scope is known to hold embedded memory.
 """
 
 from __future__ import annotations

@@ -36,6 +36,7 @@ from recollect.store.schema.approvals import CREATE_APPROVALS
 from recollect.store.schema.authorship import AUTHORSHIP_SQL
 from recollect.store.schema.checkpoints import CHECKPOINTS_BEHIND_RLS
 from recollect.store.schema.core import PROTECT_FUNCTION, THREADS
+from recollect.store.schema.covering_reads import COVERING_READS_SQL
 from recollect.store.schema.definers import definers_sql
 from recollect.store.schema.erasure_role import forget_actor_for_maintenance
 from recollect.store.schema.extraction_queue import CREATE_EXTRACTION_QUEUE
@@ -156,6 +157,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(24, "plans start later: valid_from stored, learned_at by default", PLANNED_FACTS),
     Migration(25, "plans and the facts they end, indexed for profile reads", PLAN_DAYS_INDEX),
+    Migration(
+        26,
+        "recall reads unended facts' words, vectors and binary codes from covering indexes",
+        COVERING_READS_SQL,
+    ),
 )
 
 

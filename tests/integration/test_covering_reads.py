@@ -1,0 +1,108 @@
+"""Recall's candidate reads use the covering indexes behind row-level security, on the generic
+plans recall runs them with; and a fact of the offline embedder's width is stored whole."""
+
+from __future__ import annotations
+
+import random
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from psycopg import ClientCursor
+from psycopg_pool import ConnectionPool
+
+from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.recall import plan_recall, reads
+from recollect.longterm.recipe import RecallRecipe
+from recollect.longterm.records import FactCategory, NewFact
+from recollect.store.scope import Scope
+from recollect.store.tenancy import scoped
+from tests.support.db import all_rows
+
+ANA = Scope.for_user("acme", "ana")
+DIM = 384
+WORDS = ["tea", "garden", "violin", "harbour", "ledger", "summit", "orchid", "lantern"]
+
+
+def _vector(rng: random.Random) -> list[float]:
+    v = [rng.gauss(0.0, 1.0) for _ in range(DIM)]
+    norm = sum(x * x for x in v) ** 0.5
+    return [x / norm for x in v]
+
+
+def _facts(memory: LongTermMemory, count: int, rng: random.Random) -> list[list[float]]:
+    vectors = [_vector(rng) for _ in range(count)]
+    facts = [
+        NewFact(text=" ".join(rng.choices(WORDS, k=6)) + f" {i}", category=FactCategory.EVENT,
+                confidence=0.8)
+        for i in range(count)
+    ]  # fmt: skip
+    memory.ingest(ANA, facts, embeddings=vectors)
+    return vectors
+
+
+def _sql_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "float8"
+    if isinstance(value, datetime):
+        return "timestamptz"
+    if isinstance(value, str) or value is None:
+        return "text"
+    return "vector"
+
+
+def _generic_plan(pool: ConnectionPool[Any], statement: str, params: dict[str, Any]) -> str:
+    """EXPLAIN of `statement` as the app role, scoped to ANA, on its generic plan, with the
+    sequential scan priced out: which index serves it is what is asked."""
+    names: list[str] = []
+
+    def number(match: re.Match[str]) -> str:
+        if match.group(1) not in names:
+            names.append(match.group(1))
+        return f"${names.index(match.group(1)) + 1}"
+
+    numbered = re.sub(r"%\((\w+)\)s", number, statement)
+    holes = ", ".join(["%s"] * len(names))
+    types = ", ".join(_sql_type(params[name]) for name in names)
+    with scoped(pool, ANA) as conn:
+        conn.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+        conn.execute("SET LOCAL enable_seqscan = off")
+        conn.execute(f"PREPARE candidates ({types}) AS {numbered}")
+        explain = f"EXPLAIN EXECUTE candidates({holes})"  # values inlined: EXECUTE takes no $n
+        rows = ClientCursor(conn).execute(explain, [params[n] for n in names]).fetchall()
+        conn.execute("DEALLOCATE candidates")
+    return "\n".join(next(iter(row.values())) for row in rows)
+
+
+@pytest.mark.parametrize("name", ["dense", "lexical"])
+def test_candidates_come_from_covering_indexes_alone(pool: ConnectionPool[Any], name: str) -> None:
+    rng = random.Random(5)
+    memory = LongTermMemory(pool)
+    vectors = _facts(memory, 300, rng)
+    plan = plan_recall(ANA, "violin lessons in the garden", recipe=RecallRecipe(), embedder=None,
+                       now=datetime.now(UTC), query_embedding=vectors[0])  # fmt: skip
+    statement = next((sql, params) for read, sql, params, _ in reads(plan) if read == name)
+    text = _generic_plan(pool, *statement)
+    index = {"dense": "facts_live_vectors", "lexical": "facts_live_words"}[name]
+    assert f"Index Only Scan using {index} on facts" in text, text
+    assert "facts_live_scope" not in text, text
+
+
+def test_a_fact_of_the_offline_embedders_width_is_stored_whole(pool: ConnectionPool[Any]) -> None:
+    memory = LongTermMemory(pool)
+    memory.ingest(
+        ANA,
+        [NewFact(text="Keeps a ledger of every harbour she has sailed into. " * 6,
+                 category=FactCategory.EVENT, confidence=0.8)],
+        embeddings=[_vector(random.Random(1))],
+    )  # fmt: skip
+    toast = all_rows(
+        pool,
+        "SELECT pg_relation_size(reltoastrelid) AS bytes FROM pg_class WHERE relname = 'facts'",
+    )
+    assert toast[0]["bytes"] == 0
