@@ -336,7 +336,7 @@ def dense_overlap(
                           "vector": Vector(vector), "dim": corpus.dim, "dense_limit": 50,
                           "limit": top, "now": datetime.now(UTC)}  # fmt: skip
                 exact = {r["id"] for r in conn.execute(EXACT_DENSE.format(dim=corpus.dim), params)}
-                rows = conn.execute(fact_sql.DENSE[ScopeKind.USER], params).fetchall()
+                rows = conn.execute(fact_sql.DENSE_COUNTED[ScopeKind.USER], params).fetchall()
                 facts = sorted(
                     (r for r in rows if r["kind"] == "fact"), key=lambda r: -r["similarity"]
                 )

@@ -97,22 +97,142 @@ def _by_kind(template: str, scopes: dict[ScopeKind, str]) -> dict[ScopeKind, str
     return {kind: template.format(scope=clause) for kind, clause in scopes.items()}
 
 
+EXACT_UP_TO = 20_000
+"""A user with at most this many unended facts is scored exactly in full; above it, by Hamming
+distance of binary codes first (`schema.covering_reads`). Measured in `bench.recall_latency`:
+exact scores of 10,000 vectors cost about 6 ms, of 100,000 about 60; the codes keep the top 40
+of an exact scan (overlap 0.999) at 100,000 facts but only 0.86 at 10,000, where past its few
+true neighbours a query's order rests on near-orthogonal vectors."""
+RESCORED = 1000
+"""Facts the Hamming prefilter hands to exact scoring."""
+
+_COUNTED = f"""
+counted AS MATERIALIZED (
+    SELECT count(*) AS n FROM (
+        SELECT 1 FROM facts WHERE {{scope}} AND {UNENDED} AND {COVERED} AND {CODED}
+          AND {SAME_WIDTH}
+        LIMIT {EXACT_UP_TO + 1}
+    ) AS capped
+)"""
+"""How many unended facts of the query's width the scope holds, counted up to the cap."""
+
+_EXACT = f"""
+(SELECT id, 1 - (embedding <=> %(vector)s::vector) AS similarity
+ FROM facts
+ WHERE {{scope}} AND {UNENDED} AND {COVERED} AND {SAME_WIDTH} {{gate}}
+ ORDER BY similarity DESC
+ LIMIT %(dense_limit)s)"""
+"""Every unended vector of the scope, scored exactly, from `facts_live_vectors` alone."""
+
+_CODED = f"""
+(SELECT f.id, 1 - (f.embedding <=> %(vector)s::vector) AS similarity
+ FROM (SELECT id FROM facts
+       WHERE {{scope}} AND {UNENDED} AND {COVERED} AND {CODED} AND {SAME_WIDTH} {{gate}}
+       ORDER BY embedding_bits <~> {QUERY_BITS}
+       LIMIT {RESCORED}) AS near
+ JOIN facts AS f USING (id)
+ ORDER BY similarity DESC
+ LIMIT %(dense_limit)s)"""
+"""The `RESCORED` nearest binary codes from `facts_live_bits`, then their vectors scored."""
+
+_ENDING = f"""
+(SELECT id, 1 - (embedding <=> %(vector)s::vector) AS similarity
+ FROM facts
+ WHERE {{scope}} AND superseded_by IS NULL AND deleted_at IS NULL AND valid_to IS NOT NULL
+   AND metadata ? 'replaced_by_plan' AND valid_to > %(now)s
+   AND embedding IS NOT NULL AND {SAME_WIDTH}
+ ORDER BY similarity DESC
+ LIMIT %(dense_limit)s)"""
+"""Facts live until a plan's day, from the heap (`facts_ending` holds only them)."""
+
+
+def _nearest(scope: str, *, counted: bool, exact: bool, coded: bool) -> str:
+    """`LIVE_OR_PLANNED`'s nearest facts in two disjoint parts: the unended facts, nearly all,
+    from a covering index alone, and the facts a plan ends later from the heap. The statement
+    that counts the scope runs whichever unended part the count chooses (a one-time filter
+    skips the other) and returns the count as `scope_facts`."""
+    exact_gate = f"AND (SELECT n FROM counted) <= {EXACT_UP_TO}" if counted else ""
+    coded_gate = f"AND (SELECT n FROM counted) > {EXACT_UP_TO}" if counted else ""
+    parts = ([_EXACT.format(scope=scope, gate=exact_gate)] if exact else []) + (
+        [_CODED.format(scope=scope, gate=coded_gate)] if coded else []
+    )
+    parts.append(_ENDING.format(scope=scope))
+    size = "(SELECT n FROM counted)" if counted else "NULL::bigint"
+    head = f"WITH {_COUNTED.format(scope=scope)}, ranked AS (" if counted else "WITH ranked AS ("
+    return f"""
+{head}{" UNION ALL ".join(parts)}
+)
+SELECT id, similarity, {size} AS scope_facts FROM ranked
+ORDER BY similarity DESC LIMIT %(dense_limit)s
+"""
+
+
+_WRITE_SIMILARITY = (
+    "CASE WHEN vector_dims(embedding) = %(dim)s THEN 1 - (embedding <=> %(vector)s::vector) END"
+)
+
+_SAME_TEXT = f"""
+SELECT id FROM (
+    (SELECT id, search FROM facts
+     WHERE {{scope}} AND {UNENDED} AND {WORDED})
+    UNION ALL
+    (SELECT id, search FROM facts
+     WHERE {{scope}} AND superseded_by IS NULL AND deleted_at IS NULL AND valid_to IS NOT NULL)
+) AS worded
+WHERE search = (SELECT to_tsvector('english', %(text)s) || %(tenant_lexeme)s::tsvector)
+"""
+"""Facts whose words are the text's: a text equal but for case has the same `search`, compared
+in `facts_live_words` (and for the few facts with an end set, in the heap) instead of reading
+every row's text; the caller compares the texts themselves. The text's own tsvector is a scalar
+subquery, made once: a generic plan would make it again for every row."""
+
 SAME_SUBJECT_OR_TEXT = _by_kind(
     f"""
-SELECT {FACT_COLUMNS},
-       CASE WHEN vector_dims(embedding) = %(dim)s
-            THEN 1 - (embedding <=> %(vector)s::vector) END AS similarity
-FROM facts
-WHERE {{scope}} AND {LIVE}
-  AND ((subject IS NOT NULL AND subject = %(subject)s) OR lower(text) = lower(%(text)s)
-       OR id = ANY(%(replaces)s::uuid[]))
-ORDER BY learned_at DESC
+SELECT row.* FROM (
+    SELECT id FROM facts
+    WHERE {{scope}} AND subject IS NOT NULL AND subject = %(subject)s
+      AND superseded_by IS NULL AND deleted_at IS NULL
+    UNION
+    SELECT id FROM facts WHERE {{scope}} AND id = ANY(%(replaces)s::uuid[])
+    UNION
+    {_SAME_TEXT}
+) AS same, LATERAL (
+    SELECT {FACT_COLUMNS}, {_WRITE_SIMILARITY} AS similarity
+    FROM facts
+    WHERE facts.id = same.id AND {LIVE}
+      AND ((subject IS NOT NULL AND subject = %(subject)s) OR lower(text) = lower(%(text)s)
+           OR id = ANY(%(replaces)s::uuid[]))
+    OFFSET 0
+) AS row
+ORDER BY row.learned_at DESC
 LIMIT 20
 """,
     _WRITE_SCOPE,
 )
+"""Each of the three ways a fact can be the same one reads its own index (`facts_live_scope`
+by subject, the key by id, `facts_live_words` by words), and only the rows they name are read
+from the table, one by key (`OFFSET 0` keeps the lookup a subquery of its own, which no plan can
+trade for a scan of the scope's rows). A scan of every live row of the user cost 513 ms at
+100,000 facts."""
 
-NEAREST_DENSE = _by_kind(
+WRITE_SLACK = 4
+"""The nearest unended facts are read `WRITE_SLACK` times over, then those not begun yet (a
+plan whose day is ahead) are dropped: the write path's neighbours are facts that hold now."""
+
+NEAREST_DENSE = {
+    kind: f"""
+WITH nearest AS ({_nearest(clause, counted=True, exact=True, coded=True)})
+SELECT {FACT_COLUMNS}, nearest.similarity
+FROM nearest JOIN facts USING (id)
+WHERE {LIVE}
+ORDER BY nearest.similarity DESC
+LIMIT %(limit)s
+"""
+    for kind, clause in _WRITE_SCOPE.items()
+}
+"""The facts nearest in meaning, from the covering indexes as recall reads them
+(`_nearest`), then the heap rows of those few."""
+NEAREST_DENSE_WIDE = _by_kind(
     f"""
 SELECT {FACT_COLUMNS}, 1 - (embedding <=> %(vector)s::vector) AS similarity
 FROM facts
@@ -123,17 +243,34 @@ LIMIT %(limit)s
 """,
     _WRITE_SCOPE,
 )
+"""`NEAREST_DENSE` for embeddings too wide for the covering indexes: every live row's."""
 
-NEAREST_LEXICAL = _by_kind(
-    f"""
-SELECT {FACT_COLUMNS}, NULL::float8 AS similarity
-FROM facts, (SELECT {OR_QUERY} AS q) AS terms
-WHERE {{scope}} AND {LIVE} AND {TENANT_MATCH}
-ORDER BY ts_rank_cd(search, q) DESC
-LIMIT %(limit)s
-""",
-    _WRITE_SCOPE,
+NEAREST_LEXICAL = {
+    kind: f"""
+WITH hits AS (
+    SELECT id, ts_rank_cd(search, q) AS rank
+    FROM (
+        (SELECT id, search FROM facts
+         WHERE {clause} AND {UNENDED} AND {WORDED})
+        UNION ALL
+        (SELECT id, search FROM facts
+         WHERE {clause} AND superseded_by IS NULL AND deleted_at IS NULL
+           AND valid_to IS NOT NULL)
+    ) AS worded, (SELECT {OR_QUERY} AS q) AS terms
+    WHERE numnode(q) > 0 AND search @@ q
+    ORDER BY rank DESC, id
+    LIMIT %(dense_limit)s
 )
+SELECT {FACT_COLUMNS}, NULL::float8 AS similarity
+FROM hits JOIN facts USING (id)
+WHERE {LIVE}
+ORDER BY hits.rank DESC, id
+LIMIT %(limit)s
+"""
+    for kind, clause in _WRITE_SCOPE.items()
+}
+"""The facts sharing most of the text's words, tested in `facts_live_words` (and for the
+few facts with an end set, in the heap), then the heap rows of those few."""
 
 INSERT_FACT = f"""
 INSERT INTO facts (org_id, user_id, session_id, category, subject, text, confidence, source_ids,
@@ -264,57 +401,8 @@ _EPISODE_AS_FACT = (
 )
 """Episodes rank like events that are as certain as the record of them."""
 
-EXACT_UP_TO = 20_000
-"""A user with at most this many unended facts is scored exactly in full; above it, by Hamming
-distance of binary codes first (`schema.covering_reads`). Measured in `bench.recall_latency`:
-exact scores of 10,000 vectors cost about 6 ms, of 100,000 about 60; the codes keep the top 40
-of an exact scan (overlap 0.999) at 100,000 facts but only 0.86 at 10,000, where past its few
-true neighbours a query's order rests on near-orthogonal vectors."""
-RESCORED = 1000
-"""Facts the Hamming prefilter hands to exact scoring."""
-
-_FACT_NEAREST = f"""
-WITH counted AS MATERIALIZED (
-    SELECT count(*) AS n FROM (
-        SELECT 1 FROM facts WHERE {{scope}} AND {UNENDED} AND {COVERED} AND {CODED}
-          AND {SAME_WIDTH}
-        LIMIT {EXACT_UP_TO + 1}
-    ) AS capped
-), ranked AS (
-    (SELECT id, 1 - (embedding <=> %(vector)s::vector) AS similarity
-     FROM facts
-     WHERE {{scope}} AND {UNENDED} AND {COVERED} AND {SAME_WIDTH}
-       AND (SELECT n FROM counted) <= {EXACT_UP_TO}
-     ORDER BY similarity DESC
-     LIMIT %(dense_limit)s)
-    UNION ALL
-    (SELECT f.id, 1 - (f.embedding <=> %(vector)s::vector) AS similarity
-     FROM (SELECT id FROM facts
-           WHERE {{scope}} AND {UNENDED} AND {COVERED} AND {CODED} AND {SAME_WIDTH}
-             AND (SELECT n FROM counted) > {EXACT_UP_TO}
-           ORDER BY embedding_bits <~> {QUERY_BITS}
-           LIMIT {RESCORED}) AS near
-     JOIN facts AS f USING (id)
-     ORDER BY similarity DESC
-     LIMIT %(dense_limit)s)
-    UNION ALL
-    (SELECT id, 1 - (embedding <=> %(vector)s::vector) AS similarity
-     FROM facts
-     WHERE {{scope}} AND superseded_by IS NULL AND deleted_at IS NULL AND valid_to IS NOT NULL
-       AND metadata ? 'replaced_by_plan' AND valid_to > %(now)s
-       AND embedding IS NOT NULL AND {SAME_WIDTH}
-     ORDER BY similarity DESC
-     LIMIT %(dense_limit)s)
-)
-SELECT id, similarity FROM ranked ORDER BY similarity DESC LIMIT %(dense_limit)s
-"""
-"""`LIVE_OR_PLANNED` in two disjoint parts. The unended facts, nearly all, come from a covering
-index alone: every vector when the user has few enough (the count stops at the cap), else the
-binary codes, whose best `RESCORED` are scored exactly; a one-time filter runs one of the two.
-Facts live until a plan's day come from the heap (`facts_ending` holds only them)."""
-
 _FACT_SCAN = """
-SELECT id, 1 - (embedding <=> %(vector)s::vector) AS similarity
+SELECT id, 1 - (embedding <=> %(vector)s::vector) AS similarity, NULL::bigint AS scope_facts
 FROM facts
 WHERE {scope} AND {live} AND embedding IS NOT NULL AND vector_dims(embedding) = %(dim)s
 ORDER BY similarity DESC
@@ -324,10 +412,11 @@ LIMIT %(dense_limit)s
 
 _DENSE = f"""
 (WITH top AS ({{nearest}})
-SELECT 'fact' AS kind, {CANDIDATE_COLUMNS}, top.similarity
+SELECT 'fact' AS kind, {CANDIDATE_COLUMNS}, top.similarity, top.scope_facts
 FROM top JOIN facts USING (id))
 UNION ALL
-(SELECT 'episode' AS kind, {_EPISODE_AS_FACT}, 1 - (embedding <=> %(vector)s::vector) AS similarity
+(SELECT 'episode' AS kind, {_EPISODE_AS_FACT}, 1 - (embedding <=> %(vector)s::vector) AS similarity,
+       NULL::bigint AS scope_facts
 FROM episodes
 WHERE {{scope}} AND deleted_at IS NULL AND embedding IS NOT NULL {{episode_time}}
   AND vector_dims(embedding) = %(dim)s
@@ -345,10 +434,22 @@ def _dense(scope: str, nearest: str, episode_time: str = "") -> str:
     return _DENSE.format(nearest=nearest, scope=scope, episode_time=episode_time)
 
 
-DENSE = {
-    kind: _dense(clause, _FACT_NEAREST.format(scope=clause)) for kind, clause in _READ_SCOPE.items()
+DENSE_COUNTED = {
+    kind: _dense(clause, _nearest(clause, counted=True, exact=True, coded=True))
+    for kind, clause in _READ_SCOPE.items()
 }
-"""Embeddings the covering indexes hold: index-only scans."""
+"""Embeddings the covering indexes hold, for a scope whose size this process does not know:
+index-only scans, and the count (`scope_facts`) that chooses between them."""
+DENSE_EXACT = {
+    kind: _dense(clause, _nearest(clause, counted=False, exact=True, coded=False))
+    for kind, clause in _READ_SCOPE.items()
+}
+"""`DENSE_COUNTED` for a scope known to hold at most `EXACT_UP_TO` facts: no count."""
+DENSE_CODED = {
+    kind: _dense(clause, _nearest(clause, counted=False, exact=False, coded=True))
+    for kind, clause in _READ_SCOPE.items()
+}
+"""`DENSE_COUNTED` for a scope known to hold more: the codes' prefilter, no count."""
 DENSE_WIDE = {
     kind: _dense(clause, _FACT_SCAN.format(scope=clause, live=LIVE_OR_PLANNED))
     for kind, clause in _READ_SCOPE.items()

@@ -37,6 +37,8 @@ from recollect.longterm.profile import (
 )
 from recollect.longterm.recall import (
     afetch,
+    aspare_connection,
+    counted,
     dense_found,
     finishes_lightly,
     plan_recall,
@@ -56,12 +58,13 @@ from recollect.longterm.records import (
 )
 from recollect.longterm.rerankers import Reranker, late_interaction_of
 from recollect.longterm.rule_judge import RuleJudge
+from recollect.longterm.scope_sizes import ScopeSizes
 from recollect.longterm.subjects import infer_subject, is_multi_valued, normalise_subject
 from recollect.longterm.supersession import ContradictionJudge, Neighbour, decide
 from recollect.longterm.vectors import Vector, VectorTypes, checked, embed_texts, literal
 from recollect.store import clock
 from recollect.store.offload import offloaded, offloaded_unless_light
-from recollect.store.schema.long_term import MAX_ID_LENGTH
+from recollect.store.schema.long_term import COVERED_MAX_DIM, MAX_ID_LENGTH
 from recollect.store.scope import ORG_ADMIN, Scope, ScopeKind
 from recollect.store.tenancy import scoped
 
@@ -70,6 +73,9 @@ REINFORCEMENT_GAIN = 0.5
 INGEST_BATCH = 5000
 RELATED_LIMIT = 20
 """How many known facts an extraction call is shown (its prompt grows with each)."""
+NEIGHBOURS = 5
+"""The nearest facts a write weighs as repeats or contradictions, besides those of the same
+subject or text."""
 RETRACTION_KEY = "retraction"
 """Metadata flag of a statement that only took a value back: stored closed, never live."""
 
@@ -188,6 +194,7 @@ class LongTermMemory:
         self.reranker = reranker
         self._vector_types = VectorTypes()
         self._presence = DensePresence()
+        self._sizes = ScopeSizes()
 
     def persist_encodings(self, scope: Scope) -> int:
         """Encode the scope owner's facts that have no stored reranker encoding yet, after
@@ -316,6 +323,8 @@ class LongTermMemory:
         vector: list[float] | None,
         replaces: Sequence[str] = (),
     ) -> list[dict[str, Any]]:
+        if vector is not None:  # sent binary and typed: a generic plan would parse a text
+            self._vector_types.register(conn)  # literal again for every row it scores
         query = {
             **params,
             "now": clock.now(),
@@ -323,16 +332,16 @@ class LongTermMemory:
             "subject": fact.subject,
             "text": text,
             "category": fact.category,
-            "vector": literal(vector) if vector is not None else None,
+            "vector": Vector(vector) if vector is not None else None,
             "dim": len(vector) if vector is not None else None,
         }
         rows = list(conn.execute(sql.SAME_SUBJECT_OR_TEXT[scope.kind], query).fetchall())
+        near = {**query, "limit": NEIGHBOURS, "dense_limit": NEIGHBOURS * sql.WRITE_SLACK}
         if vector is not None:
-            nearest = conn.execute(sql.NEAREST_DENSE[scope.kind], {**query, "limit": 5})
+            dense = sql.NEAREST_DENSE if len(vector) <= COVERED_MAX_DIM else sql.NEAREST_DENSE_WIDE
+            nearest = conn.execute(dense[scope.kind], near)
         else:
-            nearest = conn.execute(
-                sql.NEAREST_LEXICAL[scope.kind], {**query, "query": text, "limit": 5}
-            )
+            nearest = conn.execute(sql.NEAREST_LEXICAL[scope.kind], {**near, "query": text})
         seen = {r["id"] for r in rows}
         rows += [r for r in nearest.fetchall() if r["id"] not in seen]
         return rows
@@ -599,6 +608,7 @@ class LongTermMemory:
             reranker=self.reranker,
             repeat_profile=repeat_profile,
             presence=self._presence,  # the query's embedding is most of a turn's CPU
+            sizes=self._sizes,
         )
         if moment is None or scope.kind is ScopeKind.ORG:
             return found
@@ -639,15 +649,17 @@ class LongTermMemory:
             vector_types=self._vector_types,
             reranker=self.reranker,
             presence=self._presence,
+            sizes=self._sizes,
         )
         light = plans_lightly(scope, query, self.recipe, self.embedder, self._presence)
         plan = await offloaded_unless_light(light, planner)
-        async with apool.connection() as conn:
-            fetched = await afetch(conn, plan)
+        async with apool.connection() as conn, aspare_connection(apool, plan) as beside:
+            fetched = await afetch(conn, plan, beside)
         if dense_found(plan, fetched, self._presence):
             plan = await offloaded(planner)
-            async with apool.connection() as conn:
-                fetched = await afetch(conn, plan)
+            async with apool.connection() as conn, aspare_connection(apool, plan) as beside:
+                fetched = await afetch(conn, plan, beside)
+        counted(plan, fetched, self._sizes)
         return await offloaded_unless_light(finishes_lightly(fetched), finish_recall, plan, fetched)
 
 

@@ -6,7 +6,9 @@ beat an ANN index in `bench/recall_latency.py`), or, for a user with more than
 candidates are the facts sharing any query word, tested in a covering index of their tsvectors
 (`schema.covering_reads`). All statements of one recall, the transaction and its scope included,
 go to the server in one pipeline; so does the check whether a dense search could find anything
-(`presence`), until a scope is known to hold embedded memory.
+(`presence`), until a scope is known to hold embedded memory. The scope's size, once the dense
+statement has counted it, is kept for a while (`scope_sizes`); a large scope's lexical read runs
+on a second connection beside the rest (`RecallPlan.fans_out`).
 """
 
 from __future__ import annotations
@@ -15,15 +17,16 @@ import json
 import logging
 import math
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
 from psycopg import AsyncConnection, Connection
-from psycopg_pool import ConnectionPool
+from psycopg_pool import AsyncConnectionPool, ConnectionPool, PoolTimeout
 
 from recollect.longterm import fact_sql as sql
 from recollect.longterm.about_user import asks_about_user
@@ -50,14 +53,21 @@ from recollect.longterm.rerankers import (
     late_interaction_of,
     rerank_text,
 )
+from recollect.longterm.scope_sizes import ScopeSizes
 from recollect.longterm.vectors import Vector, VectorTypes
 from recollect.store.schema.long_term import COVERED_MAX_DIM
-from recollect.store.scope import Scope
+from recollect.store.scope import Scope, ScopeKind
 from recollect.store.tenancy import one_trip, pipelined_scope, scope_settings
 
 log = logging.getLogger(__name__)
 
 RELEVANCE_FLOOR_ATTRIBUTE = "relevance_floor"
+FAN_OUT_FROM = 2_000
+"""Unended facts from which a recall reads its lexical candidates on a second connection while
+the dense ones are read on the first (`RecallPlan.fans_out`); below it, the second
+transaction's round costs about what the overlap saves."""
+SPARE_WAIT = 0.001
+"""Seconds a recall waits for that second connection before reading on one."""
 _WORD = re.compile(r"\w+")
 _TOKENS_PER_ITEM = 6
 """Bullet, date and separators around each recalled line."""
@@ -107,6 +117,15 @@ class RecallPlan:
     probe: bool = False
     """The query is not embedded yet: the fetch also asks whether a dense search could find
     anything, and a yes means reading again with the query embedded (`dense_found`)."""
+    size: int | None = None
+    """How many unended facts of the query's width the scope held when this process last
+    counted (`ScopeSizes`); None: the dense statement counts them."""
+
+    @property
+    def fans_out(self) -> bool:
+        """Whether the lexical read is worth a second connection, beside the dense one: both
+        scan every unended fact of a large scope, and on two connections they run at once."""
+        return self.dense and self.lexical and (self.size or 0) >= FAN_OUT_FROM
 
 
 @dataclass(frozen=True)
@@ -120,6 +139,8 @@ class Fetched:
     document: Profile
     present: bool = False
     """The probe's answer (False when the plan did not probe)."""
+    scope_facts: int | None = None
+    """The count the dense statement made, when it made one (`fact_sql.DENSE_COUNTED`)."""
 
 
 def recall(
@@ -138,6 +159,7 @@ def recall(
     as_of: datetime | None = None,
     repeat_profile: bool = False,
     presence: DensePresence | None = None,
+    sizes: ScopeSizes | None = None,
 ) -> Recollection:
     """Profile always, then the best facts and episodes within `k` and `token_budget`.
 
@@ -146,7 +168,8 @@ def recall(
 
     `as_of`: the facts that were true then (learned by then, not yet replaced), ranked as if
     it were then; the profile is today's. `presence`: embed the query only for a scope that a
-    dense search could find something in (see `plan_recall`).
+    dense search could find something in (see `plan_recall`). `sizes`: the scope's size as
+    last counted, which picks the dense statement and whether the lexical one runs beside it.
     """
     planner = partial(
         plan_recall,
@@ -163,15 +186,23 @@ def recall(
         as_of=as_of,
         repeat_profile=repeat_profile,
         presence=presence,
+        sizes=sizes,
     )
     plan = planner()
-    with pool.connection() as conn:
-        fetched = fetch(conn, plan)
+    with pool.connection() as conn, spare_connection(pool, plan) as beside:
+        fetched = fetch(conn, plan, beside)
     if dense_found(plan, fetched, presence):
         plan = planner()
-        with pool.connection() as conn:
-            fetched = fetch(conn, plan)
+        with pool.connection() as conn, spare_connection(pool, plan) as beside:
+            fetched = fetch(conn, plan, beside)
+    counted(plan, fetched, sizes)
     return finish(plan, fetched)
+
+
+def counted(plan: RecallPlan, fetched: Fetched, sizes: ScopeSizes | None) -> None:
+    """Remember the scope's size when the dense statement counted it."""
+    if sizes is not None and fetched.scope_facts is not None:
+        sizes.counted(plan.scope, int(plan.params["dim"]), fetched.scope_facts)
 
 
 def dense_found(plan: RecallPlan, fetched: Fetched, presence: DensePresence | None) -> bool:
@@ -234,6 +265,7 @@ def plan_recall(
     as_of: datetime | None = None,
     repeat_profile: bool = False,
     presence: DensePresence | None = None,
+    sizes: ScopeSizes | None = None,
 ) -> RecallPlan:
     """Check the arguments, start the reranker's query encoding (it runs beside the query's
     embedding and the SQL), and embed the query.
@@ -279,6 +311,12 @@ def plan_recall(
     lexical = bool(query.strip()) and Method.LEXICAL in recipe.methods
     if dense and vector is not None:
         params |= {"vector": Vector(vector), "dim": len(vector)}
+    covered = vector is not None and len(vector) <= COVERED_MAX_DIM
+    size = (
+        sizes.known(scope, len(vector))
+        if sizes is not None and vector is not None and dense and covered and as_of is None
+        else None
+    )
     return RecallPlan(
         scope=scope,
         query=query,
@@ -289,7 +327,7 @@ def plan_recall(
         params=params,
         dense=dense,
         lexical=lexical,
-        covered=vector is not None and len(vector) <= COVERED_MAX_DIM,
+        covered=covered,
         historical=as_of is not None,
         vector_types=vector_types or VectorTypes(),
         floor=relevance_floor(recipe, embedder) if dense else None,
@@ -298,20 +336,27 @@ def plan_recall(
         repeat_profile=repeat_profile,
         about_user=asks_about_user(query),
         probe=probe,
+        size=size,
     )
 
 
-def fetch(conn: Connection[Any], plan: RecallPlan) -> Fetched:
+def fetch(
+    conn: Connection[Any], plan: RecallPlan, beside: Connection[Any] | None = None
+) -> Fetched:
     """The plan's reads on one connection (candidates, profile, the presence probe), all sent
     before any is read, then the stored reranker encodings of the head that this process
-    lacks (a cold process only)."""
+    lacks (a cold process only). With `beside`, the lexical read goes there first and runs
+    while the others do (`RecallPlan.fans_out`)."""
     if plan.dense:
         plan.vector_types.register(conn)  # outside the pipeline: the first call looks it up
-    with pipelined_scope(conn, plan.scope):
-        cursors = {
-            name: conn.execute(q, params, prepare=p, binary=bool(p))
-            for name, q, params, p in reads(plan)
-        }
+    own, aside = shares(plan, beside is not None)
+    with ExitStack() as stack:
+        cursors = {}
+        if beside is not None and aside:
+            stack.enter_context(pipelined_scope(beside, plan.scope))
+            cursors = {n: beside.execute(q, a, prepare=p, binary=bool(p)) for n, q, a, p in aside}
+        with pipelined_scope(conn, plan.scope):
+            cursors |= {n: conn.execute(q, a, prepare=p, binary=bool(p)) for n, q, a, p in own}
     fetched = read_back(plan, {name: cursor.fetchall() for name, cursor in cursors.items()})
     texts = _unloaded_head(plan, fetched)
     if plan.late is not None and texts:  # read what the write path encoded
@@ -320,17 +365,24 @@ def fetch(conn: Connection[Any], plan: RecallPlan) -> Fetched:
     return fetched
 
 
-async def afetch(conn: AsyncConnection[Any], plan: RecallPlan) -> Fetched:
+async def afetch(
+    conn: AsyncConnection[Any], plan: RecallPlan, beside: AsyncConnection[Any] | None = None
+) -> Fetched:
     """The async twin of `fetch`: BEGIN, the scope, the reads and COMMIT go out in one
     pipeline and come back together, one round trip (`tenancy.one_trip`)."""
     if plan.dense:
         await plan.vector_types.aregister(conn)
     settings = scope_settings(plan.scope)
-    async with one_trip(conn, settings):
-        cursors = {
-            name: await conn.execute(q, params, prepare=p, binary=bool(p))
-            for name, q, params, p in reads(plan)
-        }
+    own, aside = shares(plan, beside is not None)
+    async with AsyncExitStack() as stack:
+        cursors = {}
+        if beside is not None and aside:
+            await stack.enter_async_context(one_trip(beside, settings))
+            for n, q, a, p in aside:
+                cursors[n] = await beside.execute(q, a, prepare=p, binary=bool(p))
+        async with one_trip(conn, settings):
+            for n, q, a, p in own:
+                cursors[n] = await conn.execute(q, a, prepare=p, binary=bool(p))
     fetched = read_back(plan, {name: await cursor.fetchall() for name, cursor in cursors.items()})
     texts = _unloaded_head(plan, fetched)
     if plan.late is not None and texts:
@@ -347,9 +399,7 @@ read returns binary rows (timestamps, arrays and numbers cost less to load that 
 def reads(plan: RecallPlan) -> list[Read]:
     """The plan's statements: none waits for another's rows, so a pipeline sends them all at
     once. The candidate reads are prepared and run on generic plans (`sql.GENERIC_PLANS`)."""
-    dense_sql, lexical_sql = _candidate_statements(
-        plan.scope, plan.dense, plan.lexical, plan.covered, plan.historical
-    )
+    dense_sql, lexical_sql = _candidate_statements(plan)
     statements: list[Read] = [
         ("plans", sql.GENERIC_PLANS, None, None),
         ("profile", sql.PROFILE_READ, plan.params, True),
@@ -364,16 +414,71 @@ def reads(plan: RecallPlan) -> list[Read]:
     return statements
 
 
+def shares(plan: RecallPlan, two: bool) -> tuple[list[Read], list[Read]]:
+    """`reads` for the first connection and for the one beside it: with two, a plan that
+    fans out sends its lexical read (on its generic plan) to the second."""
+    statements = reads(plan)
+    if not (two and plan.fans_out):
+        return statements, []
+    own = [r for r in statements if r[0] != "lexical"]
+    aside: list[Read] = [("plans_beside", sql.GENERIC_PLANS, None, None)]
+    aside += [r for r in statements if r[0] == "lexical"]
+    return own, aside
+
+
+@contextmanager
+def spare_connection(
+    pool: ConnectionPool[Any], plan: RecallPlan
+) -> Iterator[Connection[Any] | None]:
+    """A second connection for a plan that fans out, if the pool has one idle at once; else
+    None and the reads share one (a busy pool gains nothing from a second)."""
+    if not plan.fans_out:
+        yield None
+        return
+    try:
+        conn = pool.getconn(timeout=SPARE_WAIT)
+    except PoolTimeout:
+        yield None
+        return
+    try:
+        yield conn
+    finally:
+        pool.putconn(conn)
+
+
+@asynccontextmanager
+async def aspare_connection(
+    pool: AsyncConnectionPool[Any], plan: RecallPlan
+) -> AsyncIterator[AsyncConnection[Any] | None]:
+    """`spare_connection` for an event loop."""
+    if not plan.fans_out:
+        yield None
+        return
+    try:
+        conn = await pool.getconn(timeout=SPARE_WAIT)
+    except PoolTimeout:
+        yield None
+        return
+    try:
+        yield conn
+    finally:
+        await pool.putconn(conn)
+
+
 def read_back(plan: RecallPlan, rows: dict[str, list[dict[str, Any]]]) -> Fetched:
     """The rows of `reads` as candidates, profile and the probe's answer."""
     profile = rows["profile"]
     presence = rows.get("presence")
     changes = [StoredFact.model_validate(r) for r in rows["plan_days"]]
-    return gathered(
-        plan,
-        _by_kind_and_method(rows.get("dense", []), rows.get("lexical", [])),
-        profile_now(from_row(profile[0] if profile else None), changes, plan.now),
-        bool(presence and presence[0]["found"]),
+    dense = rows.get("dense", [])
+    return replace(
+        gathered(
+            plan,
+            _by_kind_and_method(dense, rows.get("lexical", [])),
+            profile_now(from_row(profile[0] if profile else None), changes, plan.now),
+            bool(presence and presence[0]["found"]),
+        ),
+        scope_facts=next((r["scope_facts"] for r in dense if r["scope_facts"] is not None), None),
     )
 
 
@@ -619,16 +724,22 @@ def _candidates(
     return out
 
 
-def _candidate_statements(
-    scope: Scope, dense: bool, lexical: bool, covered: bool, historical: bool
-) -> tuple[str | None, str | None]:
+def _candidate_statements(plan: RecallPlan) -> tuple[str | None, str | None]:
     """Which dense and lexical statements a recall runs (None: that half is off)."""
-    dense_sql = sql.DENSE_AS_OF if historical else sql.DENSE if covered else sql.DENSE_WIDE
-    lexical_sql = sql.LEXICAL_AS_OF if historical else sql.LEXICAL
-    return (
-        dense_sql[scope.kind] if dense else None,
-        lexical_sql[scope.kind] if lexical else None,
-    )
+    kind = plan.scope.kind
+    if plan.historical:
+        dense_sql, lexical_sql = sql.DENSE_AS_OF[kind], sql.LEXICAL_AS_OF[kind]
+    else:
+        dense_sql, lexical_sql = _nearest_statement(plan)[kind], sql.LEXICAL[kind]
+    return (dense_sql if plan.dense else None, lexical_sql if plan.lexical else None)
+
+
+def _nearest_statement(plan: RecallPlan) -> dict[ScopeKind, str]:
+    if not plan.covered:
+        return sql.DENSE_WIDE
+    if plan.size is None:
+        return sql.DENSE_COUNTED
+    return sql.DENSE_EXACT if plan.size <= sql.EXACT_UP_TO else sql.DENSE_CODED
 
 
 def _by_kind_and_method(

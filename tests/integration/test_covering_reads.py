@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -12,10 +13,12 @@ import pytest
 from psycopg import ClientCursor
 from psycopg_pool import ConnectionPool
 
-from recollect.longterm.facts import LongTermMemory
+from recollect.longterm import fact_sql
+from recollect.longterm.facts import LongTermMemory, scope_params
 from recollect.longterm.recall import plan_recall, reads
 from recollect.longterm.recipe import RecallRecipe
 from recollect.longterm.records import FactCategory, NewFact
+from recollect.longterm.vectors import Vector
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
 from tests.support.db import all_rows
@@ -56,9 +59,12 @@ def _sql_type(value: Any) -> str:
     return "vector"
 
 
-def _generic_plan(pool: ConnectionPool[Any], statement: str, params: dict[str, Any]) -> str:
+def _generic_plan(
+    pool: ConnectionPool[Any], statement: str, params: dict[str, Any], analyze: str = ""
+) -> str:
     """EXPLAIN of `statement` as the app role, scoped to ANA, on its generic plan, with the
-    sequential scan priced out: which index serves it is what is asked."""
+    sequential scan priced out: which index serves it is what is asked. `analyze`: run it too
+    ("(ANALYZE, COSTS OFF, TIMING OFF)"), for the rows each node read and dropped."""
     names: list[str] = []
 
     def number(match: re.Match[str]) -> str:
@@ -73,24 +79,85 @@ def _generic_plan(pool: ConnectionPool[Any], statement: str, params: dict[str, A
         conn.execute("SET LOCAL plan_cache_mode = force_generic_plan")
         conn.execute("SET LOCAL enable_seqscan = off")
         conn.execute(f"PREPARE candidates ({types}) AS {numbered}")
-        explain = f"EXPLAIN EXECUTE candidates({holes})"  # values inlined: EXECUTE takes no $n
+        explain = f"EXPLAIN {analyze} EXECUTE candidates({holes})"  # values inlined, no $n
         rows = ClientCursor(conn).execute(explain, [params[n] for n in names]).fetchall()
         conn.execute("DEALLOCATE candidates")
     return "\n".join(next(iter(row.values())) for row in rows)
 
 
-@pytest.mark.parametrize("name", ["dense", "lexical"])
-def test_candidates_come_from_covering_indexes_alone(pool: ConnectionPool[Any], name: str) -> None:
+READS = {
+    "counted": ("dense", None, "facts_live_vectors"),
+    "exact": ("dense", 300, "facts_live_vectors"),
+    "coded": ("dense", 30_000, "facts_live_bits"),
+    "lexical": ("lexical", None, "facts_live_words"),
+}
+"""A read, the scope size the process knows (None: counted by the statement), its index."""
+
+
+@pytest.mark.parametrize("case", list(READS))
+def test_candidates_come_from_covering_indexes_alone(pool: ConnectionPool[Any], case: str) -> None:
+    name, size, index = READS[case]
     rng = random.Random(5)
     memory = LongTermMemory(pool)
     vectors = _facts(memory, 300, rng)
     plan = plan_recall(ANA, "violin lessons in the garden", recipe=RecallRecipe(), embedder=None,
                        now=datetime.now(UTC), query_embedding=vectors[0])  # fmt: skip
+    plan = replace(plan, size=size)
     statement = next((sql, params) for read, sql, params, _ in reads(plan) if read == name)
-    text = _generic_plan(pool, *statement)
-    index = {"dense": "facts_live_vectors", "lexical": "facts_live_words"}[name]
+    text = _generic_plan(pool, *statement, "(ANALYZE, COSTS OFF, TIMING OFF)")
     assert f"Index Only Scan using {index} on facts" in text, text
+    assert per_row_waste(text, 300 // 2) == [], text
     assert "facts_live_scope" not in text, text
+    assert ("counted" in text) == (case == "counted"), text
+
+
+QUERY_DERIVED = ("to_tsvector(", "binary_quantize(", "plainto_tsquery(")
+
+
+def per_row_waste(plan: str, rows: int) -> list[str]:
+    """What a plan does for every row of the scope that it need not: read heap rows only to
+    drop them (a filter removing a whole scope's worth outside a covering index), or derive
+    something from the query again for each row it compares (a generic plan does not fold it;
+    a scalar subquery makes it once)."""
+    waste = []
+    node = ""
+    for line in plan.splitlines():
+        if "(actual" in line:
+            node = line.strip()
+        removed = re.search(r"Rows Removed by Filter: (\d+)", line)
+        covering = node.lstrip("-> ").startswith("Index Only Scan")  # what it is for
+        if removed and int(removed.group(1)) >= rows and not covering:
+            waste.append(f"{node}: {line.strip()}")
+        compared = any(key in line for key in ("Filter:", "Sort Key:", "Index Cond:"))
+        if compared and any(call in line for call in QUERY_DERIVED):
+            waste.append(line.strip())
+    return waste
+
+
+WRITES = {
+    "SAME_SUBJECT_OR_TEXT": "facts_live_words",
+    "NEAREST_DENSE": "facts_live_vectors",
+    "NEAREST_LEXICAL": "facts_live_words",
+}
+"""The write path's neighbour reads and the covering index each scans instead of the heap."""
+
+
+@pytest.mark.parametrize("name", list(WRITES))
+def test_a_writes_neighbours_come_from_covering_indexes(
+    pool: ConnectionPool[Any], name: str
+) -> None:
+    rng = random.Random(6)
+    memory = LongTermMemory(pool)
+    vectors = _facts(memory, 300, rng)
+    params = {**scope_params(ANA), "now": datetime.now(UTC), "replaces": "{}",
+              "subject": "instrument", "text": "violin lessons in the garden",
+              "query": "violin lessons in the garden", "vector": Vector(vectors[0]),
+              "dim": DIM, "limit": 5, "dense_limit": 20}  # fmt: skip
+    statement = getattr(fact_sql, name)[ANA.kind]
+    text = _generic_plan(pool, statement, params, "(ANALYZE, COSTS OFF, TIMING OFF)")
+    assert f"Index Only Scan using {WRITES[name]} on facts" in text, text
+    assert "Seq Scan on facts" not in text, text
+    assert per_row_waste(text, 300 // 2) == [], text
 
 
 def test_a_fact_of_the_offline_embedders_width_is_stored_whole(pool: ConnectionPool[Any]) -> None:

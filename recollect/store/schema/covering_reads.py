@@ -51,8 +51,10 @@ reads meant for each spell them: a generic plan expects one row of the user, and
 any index whose predicate a read implies, plus a heap fetch, costs less on paper than the right
 covering index; for a user of 10,000 facts it reads 10,000 heap rows (one test per index holds
 every read to its own, `tests/integration/test_covering_reads.py`)."""
-QUERY_BITS = f"binary_quantize(%(vector)s::vector)::varbit::bit({COVERED_MAX_DIM})"
-"""The query's code, padded as `embedding_bits` is."""
+QUERY_BITS = f"(SELECT binary_quantize(%(vector)s::vector)::varbit::bit({COVERED_MAX_DIM}))"
+"""The query's code, padded as `embedding_bits` is. A scalar subquery, so it is made once per
+read: on a generic plan the bare expression was made again for every row it was compared with,
+about 0.45 us each: 46 of the 87 ms the dense read of a 100,000-fact user took."""
 TOAST_TUPLE_TARGET = 4080
 """Half a page: a 512-dimension row with a 2,000-character sentence still fits."""
 
