@@ -85,7 +85,7 @@ orders. Built from the tsvector rather than by rewriting `plainto_tsquery`'s tex
 and compound words never turn into phrase operators that demand adjacency."""
 TENANT_MATCH = "numnode(q) > 0 AND search @@ (q && %(tenant_lexeme)s::tsquery)"
 """The words and the tenant's lexeme (see `fact_schema`), tested row by row where no covering
-index holds the rows: history, the write path's lookups, episodes."""
+index holds the rows: history and episodes."""
 
 LOCK_USER = (
     "SELECT pg_advisory_xact_lock(hashtextextended(%(org_id)s || chr(31) || %(user_id)s, 0))"
