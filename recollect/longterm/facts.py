@@ -36,8 +36,7 @@ from recollect.longterm.profile import (
     update_profile,
 )
 from recollect.longterm.recall import (
-    afetch,
-    aspare_connection,
+    afetch_from,
     counted,
     dense_found,
     finishes_lightly,
@@ -653,12 +652,10 @@ class LongTermMemory:
         )
         light = plans_lightly(scope, query, self.recipe, self.embedder, self._presence)
         plan = await offloaded_unless_light(light, planner)
-        async with apool.connection() as conn, aspare_connection(apool, plan) as beside:
-            fetched = await afetch(conn, plan, beside)
+        fetched = await afetch_from(apool, plan)
         if dense_found(plan, fetched, self._presence):
             plan = await offloaded(planner)
-            async with apool.connection() as conn, aspare_connection(apool, plan) as beside:
-                fetched = await afetch(conn, plan, beside)
+            fetched = await afetch_from(apool, plan)
         counted(plan, fetched, self._sizes)
         return await offloaded_unless_light(finishes_lightly(fetched), finish_recall, plan, fetched)
 

@@ -17,8 +17,8 @@ import json
 import logging
 import math
 import re
-from collections.abc import AsyncIterator, Iterator, Sequence
-from contextlib import AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
+from collections.abc import Sequence
+from contextlib import AsyncExitStack, ExitStack
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial
@@ -26,7 +26,7 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 from psycopg import AsyncConnection, Connection
-from psycopg_pool import AsyncConnectionPool, ConnectionPool, PoolTimeout
+from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from recollect.longterm import fact_sql as sql
 from recollect.longterm.about_user import asks_about_user
@@ -57,6 +57,7 @@ from recollect.longterm.scope_sizes import ScopeSizes
 from recollect.longterm.vectors import Vector, VectorTypes
 from recollect.store.schema.long_term import COVERED_MAX_DIM
 from recollect.store.scope import Scope, ScopeKind
+from recollect.store.spare_connections import aspare_connection, spare_connection
 from recollect.store.tenancy import one_trip, pipelined_scope, scope_settings
 
 log = logging.getLogger(__name__)
@@ -66,8 +67,6 @@ FAN_OUT_FROM = 2_000
 """Unended facts from which a recall reads its lexical candidates on a second connection while
 the dense ones are read on the first (`RecallPlan.fans_out`); below it, the second
 transaction's round costs about what the overlap saves."""
-SPARE_WAIT = 0.001
-"""Seconds a recall waits for that second connection before reading on one."""
 _WORD = re.compile(r"\w+")
 _TOKENS_PER_ITEM = 6
 """Bullet, date and separators around each recalled line."""
@@ -189,14 +188,24 @@ def recall(
         sizes=sizes,
     )
     plan = planner()
-    with pool.connection() as conn, spare_connection(pool, plan) as beside:
-        fetched = fetch(conn, plan, beside)
+    fetched = fetch_from(pool, plan)
     if dense_found(plan, fetched, presence):
         plan = planner()
-        with pool.connection() as conn, spare_connection(pool, plan) as beside:
-            fetched = fetch(conn, plan, beside)
+        fetched = fetch_from(pool, plan)
     counted(plan, fetched, sizes)
     return finish(plan, fetched)
+
+
+def fetch_from(pool: ConnectionPool[Any], plan: RecallPlan) -> Fetched:
+    """`fetch` on a connection of `pool`, and a spare one beside it when the plan fans out."""
+    with pool.connection() as conn, spare_connection(pool, plan.fans_out) as beside:
+        return fetch(conn, plan, beside)
+
+
+async def afetch_from(pool: AsyncConnectionPool[Any], plan: RecallPlan) -> Fetched:
+    """`fetch_from` for an event loop."""
+    async with pool.connection() as conn, aspare_connection(pool, plan.fans_out) as beside:
+        return await afetch(conn, plan, beside)
 
 
 def counted(plan: RecallPlan, fetched: Fetched, sizes: ScopeSizes | None) -> None:
@@ -424,45 +433,6 @@ def shares(plan: RecallPlan, two: bool) -> tuple[list[Read], list[Read]]:
     aside: list[Read] = [("plans_beside", sql.GENERIC_PLANS, None, None)]
     aside += [r for r in statements if r[0] == "lexical"]
     return own, aside
-
-
-@contextmanager
-def spare_connection(
-    pool: ConnectionPool[Any], plan: RecallPlan
-) -> Iterator[Connection[Any] | None]:
-    """A second connection for a plan that fans out, if the pool has one idle at once; else
-    None and the reads share one (a busy pool gains nothing from a second)."""
-    if not plan.fans_out:
-        yield None
-        return
-    try:
-        conn = pool.getconn(timeout=SPARE_WAIT)
-    except PoolTimeout:
-        yield None
-        return
-    try:
-        yield conn
-    finally:
-        pool.putconn(conn)
-
-
-@asynccontextmanager
-async def aspare_connection(
-    pool: AsyncConnectionPool[Any], plan: RecallPlan
-) -> AsyncIterator[AsyncConnection[Any] | None]:
-    """`spare_connection` for an event loop."""
-    if not plan.fans_out:
-        yield None
-        return
-    try:
-        conn = await pool.getconn(timeout=SPARE_WAIT)
-    except PoolTimeout:
-        yield None
-        return
-    try:
-        yield conn
-    finally:
-        await pool.putconn(conn)
 
 
 def read_back(plan: RecallPlan, rows: dict[str, list[dict[str, Any]]]) -> Fetched:

@@ -14,12 +14,13 @@ from psycopg_pool import ConnectionPool
 
 from recollect.longterm import recall as recall_module
 from recollect.longterm.facts import LongTermMemory
-from recollect.longterm.recall import afetch, aspare_connection, plan_recall, recall
+from recollect.longterm.recall import afetch, plan_recall, recall
 from recollect.longterm.recipe import RecallRecipe
 from recollect.longterm.records import FactCategory, NewFact, Recollection
 from recollect.longterm.scope_sizes import ScopeSizes
 from recollect.store.apool import close_async_pools, shared_async_pool
 from recollect.store.scope import Scope
+from recollect.store.spare_connections import aspare_connection
 
 ANA = Scope.for_user("acme", "ana")
 DIM = 16
@@ -122,7 +123,7 @@ def test_a_large_scope_reads_its_words_beside_its_vectors(
             assert plan.fans_out
             async with apool.connection(), apool.connection():
                 pass  # two connections open and idle
-            async with apool.connection() as conn, aspare_connection(apool, plan) as spare:
+            async with apool.connection() as conn, aspare_connection(apool, plan.fans_out) as spare:
                 assert spare is not None
                 fetched = await afetch(conn, plan, spare)
         finally:
