@@ -101,8 +101,9 @@ EXACT_UP_TO = 20_000
 """A user with at most this many unended facts is scored exactly in full; above it, by Hamming
 distance of binary codes first (`schema.covering_reads`). Measured in `bench.recall_latency`:
 exact scores of 10,000 vectors cost about 6 ms, of 100,000 about 60; the codes keep the top 40
-of an exact scan (overlap 0.999) at 100,000 facts but only 0.86 at 10,000, where past its few
-true neighbours a query's order rests on near-orthogonal vectors."""
+of an exact scan (overlap 0.999) at 100,000 facts but only 0.86 at 10,000, 0.77 at 25,000 and
+0.83 at 50,000, where past its few true neighbours a query's order rests on near-orthogonal
+vectors (the benchmark's corpus: near copies of 2,048 random directions)."""
 RESCORED = 1000
 """Facts the Hamming prefilter hands to exact scoring."""
 
