@@ -22,27 +22,10 @@ from recollect.longterm.vectors import Vector
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
 from tests.support.db import all_rows
+from tests.support.word_facts import ingest_word_facts, unit_vector
 
 ANA = Scope.for_user("acme", "ana")
 DIM = 384
-WORDS = ["tea", "garden", "violin", "harbour", "ledger", "summit", "orchid", "lantern"]
-
-
-def _vector(rng: random.Random) -> list[float]:
-    v = [rng.gauss(0.0, 1.0) for _ in range(DIM)]
-    norm = sum(x * x for x in v) ** 0.5
-    return [x / norm for x in v]
-
-
-def _facts(memory: LongTermMemory, count: int, rng: random.Random) -> list[list[float]]:
-    vectors = [_vector(rng) for _ in range(count)]
-    facts = [
-        NewFact(text=" ".join(rng.choices(WORDS, k=6)) + f" {i}", category=FactCategory.EVENT,
-                confidence=0.8)
-        for i in range(count)
-    ]  # fmt: skip
-    memory.ingest(ANA, facts, embeddings=vectors)
-    return vectors
 
 
 def _sql_type(value: Any) -> str:
@@ -99,7 +82,7 @@ def test_candidates_come_from_covering_indexes_alone(pool: ConnectionPool[Any], 
     name, size, index = READS[case]
     rng = random.Random(5)
     memory = LongTermMemory(pool)
-    vectors = _facts(memory, 300, rng)
+    vectors = ingest_word_facts(memory, ANA, 300, rng, DIM)
     plan = plan_recall(ANA, "violin lessons in the garden", recipe=RecallRecipe(), embedder=None,
                        now=datetime.now(UTC), query_embedding=vectors[0])  # fmt: skip
     plan = replace(plan, size=size)
@@ -148,7 +131,7 @@ def test_a_writes_neighbours_come_from_covering_indexes(
 ) -> None:
     rng = random.Random(6)
     memory = LongTermMemory(pool)
-    vectors = _facts(memory, 300, rng)
+    vectors = ingest_word_facts(memory, ANA, 300, rng, DIM)
     params = {**scope_params(ANA), "now": datetime.now(UTC), "replaces": "{}",
               "subject": "instrument", "text": "violin lessons in the garden",
               "query": "violin lessons in the garden", "vector": Vector(vectors[0]),
@@ -166,7 +149,7 @@ def test_a_fact_of_the_offline_embedders_width_is_stored_whole(pool: ConnectionP
         ANA,
         [NewFact(text="Keeps a ledger of every harbour she has sailed into. " * 6,
                  category=FactCategory.EVENT, confidence=0.8)],
-        embeddings=[_vector(random.Random(1))],
+        embeddings=[unit_vector(random.Random(1), DIM)],
     )  # fmt: skip
     toast = all_rows(
         pool,

@@ -13,22 +13,17 @@ from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.recipe import Method, RecallRecipe
 from recollect.longterm.records import FactCategory, NewFact
 from recollect.store.scope import Scope
+from tests.support.word_facts import unit_vector
 
 LARGE = Scope.for_user("acme", "hoarder")
 DIM = 16
-
-
-def _unit(rng: random.Random) -> list[float]:
-    v = [rng.gauss(0.0, 1.0) for _ in range(DIM)]
-    norm = sum(x * x for x in v) ** 0.5
-    return [x / norm for x in v]
 
 
 def test_a_user_past_the_exact_limit_still_gets_its_nearest_facts(
     pool: ConnectionPool[Any],
 ) -> None:
     rng = random.Random(3)
-    vectors = [_unit(rng) for _ in range(EXACT_UP_TO + 50)]
+    vectors = [unit_vector(rng, DIM) for _ in range(EXACT_UP_TO + 50)]
     facts = [
         NewFact(text=f"note {i}", category=FactCategory.EVENT, confidence=0.8)
         for i in range(len(vectors))

@@ -16,35 +16,21 @@ from recollect.longterm import recall as recall_module
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.recall import afetch, plan_recall, recall
 from recollect.longterm.recipe import RecallRecipe
-from recollect.longterm.records import FactCategory, NewFact, Recollection
+from recollect.longterm.records import Recollection
 from recollect.longterm.scope_sizes import ScopeSizes
 from recollect.store.apool import close_async_pools, shared_async_pool
 from recollect.store.scope import Scope
 from recollect.store.spare_connections import aspare_connection
+from tests.support.word_facts import ingest_word_facts
 
 ANA = Scope.for_user("acme", "ana")
 DIM = 16
 FACTS = 300
-WORDS = ["tea", "garden", "violin", "harbour", "ledger", "summit", "orchid", "lantern"]
 QUERY = "violin lessons by the harbour"
 
 
-def _unit(rng: random.Random) -> list[float]:
-    v = [rng.gauss(0.0, 1.0) for _ in range(DIM)]
-    norm = sum(x * x for x in v) ** 0.5
-    return [x / norm for x in v]
-
-
 def _filled(pool: ConnectionPool[Any]) -> list[list[float]]:
-    rng = random.Random(11)
-    vectors = [_unit(rng) for _ in range(FACTS)]
-    facts = [
-        NewFact(text=" ".join(rng.choices(WORDS, k=5)) + f" {i}", category=FactCategory.EVENT,
-                confidence=0.8)
-        for i in range(FACTS)
-    ]  # fmt: skip
-    LongTermMemory(pool).ingest(ANA, facts, embeddings=vectors)
-    return vectors
+    return ingest_word_facts(LongTermMemory(pool), ANA, FACTS, random.Random(11), DIM)
 
 
 def _recall(

@@ -17,11 +17,11 @@ from recollect.longterm.records import FactCategory, NewFact, RememberAction
 from recollect.longterm.vectors import literal
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
+from tests.support.word_facts import ingest_word_facts, unit_vector
 
 ANA = Scope.for_user("acme", "ana")
 ANA_SESSION = Scope.for_session("acme", "ana", "s-1")
 DIM = 16
-WORDS = ["tea", "garden", "violin", "harbour", "ledger", "summit", "orchid", "lantern"]
 TEXTS = [
     "Ana keeps three hives of bees on the roof of her flat.",
     "Straße und Größe: Jürgen wohnt in der Müllerstraße 5.",
@@ -40,21 +40,6 @@ def _cased(text: str) -> list[str]:
     return [text.upper(), text.lower(), text.title(), text.swapcase()]
 
 
-def _unit(rng: random.Random) -> list[float]:
-    v = [rng.gauss(0.0, 1.0) for _ in range(DIM)]
-    norm = sum(x * x for x in v) ** 0.5
-    return [x / norm for x in v]
-
-
-def _distractors(memory: LongTermMemory, scope: Scope, count: int, rng: random.Random) -> None:
-    facts = [
-        NewFact(text=" ".join(rng.choices(WORDS, k=6)), category=FactCategory.EVENT,
-                confidence=0.8)
-        for _ in range(count)
-    ]  # fmt: skip
-    memory.ingest(scope, facts, embeddings=[_unit(rng) for _ in facts])
-
-
 def _same_subject_or_text(
     pool: ConnectionPool[Any], scope: Scope, text: str, subject: str | None = None
 ) -> set[str]:
@@ -70,7 +55,7 @@ def test_the_same_text_in_any_case_is_found_among_many(
     pool: ConnectionPool[Any], scope: Scope
 ) -> None:
     memory = LongTermMemory(pool)
-    _distractors(memory, scope, 300, random.Random(2))
+    ingest_word_facts(memory, scope, 300, random.Random(2), DIM)
     facts = [
         memory.remember(scope, NewFact(text=t, category=FactCategory.EVENT)).fact for t in TEXTS
     ]
@@ -96,7 +81,7 @@ def test_the_same_text_in_any_case_is_found_among_many(
 
 def test_the_same_subject_is_found_among_many(pool: ConnectionPool[Any]) -> None:
     memory = LongTermMemory(pool)
-    _distractors(memory, ANA, 300, random.Random(3))
+    ingest_word_facts(memory, ANA, 300, random.Random(3), DIM)
     home = memory.remember(
         ANA, NewFact(text="Ana lives in Lisbon", category=FactCategory.BIOGRAPHICAL, subject="home")
     )
@@ -110,13 +95,13 @@ def test_a_restatement_reinforces_and_a_near_neighbour_is_weighed(
 ) -> None:
     rng = random.Random(4)
     memory = LongTermMemory(pool)
-    _distractors(memory, ANA, 300, rng)
+    ingest_word_facts(memory, ANA, 300, rng, DIM)
     first = memory.remember(ANA, NewFact(text=TEXTS[0], category=FactCategory.EVENT))
     again = memory.remember(ANA, NewFact(text=TEXTS[0].upper(), category=FactCategory.EVENT))
     assert again.action is RememberAction.REINFORCED
     assert again.fact.id == first.fact.id
 
-    vector = _unit(rng)
+    vector = unit_vector(rng, DIM)
     dawn = NewFact(text="Orchid lantern summit at dawn", category=FactCategory.EVENT)
     with scoped(pool, ANA) as conn:
         near = memory.remember_in(conn, ANA, dawn, vector=vector).fact.id
