@@ -54,6 +54,7 @@ from recollect.store.schema.portable import PORTABLE_IDS_AND_FORCED_SECURITY
 from recollect.store.schema.profiles import PROFILE_DOCUMENTS
 from recollect.store.schema.sessions import SESSION_ENDS
 from recollect.store.schema.store_items import STORE_ITEMS_SQL
+from recollect.store.schema.successors import SUCCESSORS_INDEX
 from recollect.store.schema.traces import MEMORY_TRACES, TRACES_BY_AGE
 from recollect.store.schema.valid_time import VALID_TIME
 from recollect.store.scope import ORG_OWNER
@@ -161,6 +162,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         26,
         "recall reads unended facts' words, vectors and binary codes from covering indexes",
         COVERING_READS_SQL,
+    ),
+    Migration(
+        27,
+        "a replaced fact's successor is indexed, so deleting a fact is a lookup",
+        SUCCESSORS_INDEX,
     ),
 )
 
