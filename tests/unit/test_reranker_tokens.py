@@ -8,7 +8,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from recollect.longterm.rerankers import _COLBERT, _CROSS_ENCODER, _OnnxModel, _pair
+from recollect.longterm.rerankers import (
+    _COLBERT,
+    _CROSS_ENCODER,
+    LateInteractionReranker,
+    _OnnxModel,
+    _pair,
+)
 
 
 class _BatchesCounted:
@@ -77,3 +83,12 @@ def test_alone_a_text_gets_the_tokens_a_batch_gives_it(name: str, text: str) -> 
             batched.attention_mask,
             batched.type_ids,
         )
+
+
+def test_a_facts_encoding_does_not_depend_on_what_it_is_batched_with() -> None:
+    short = "Ana moved to Lisbon."
+    longer = [f"Ana's sister Bea moved to Porto in {year} and took the old piano with her."
+              for year in range(2001, 2020)]  # fmt: skip
+    alone = LateInteractionReranker(cache_size=64).encode([short])[0]
+    beside = LateInteractionReranker(cache_size=64).encode([*longer, short])[-1]
+    assert np.array_equal(alone, beside)
