@@ -16,6 +16,7 @@ from recollect.store.schema.covering_reads import (
     UNENDED,
     WORDED,
 )
+from recollect.store.schema.half_vectors import HALVED, QUERY_HALF
 from recollect.store.schema.plan_days import PLAN_DAY
 from recollect.store.scope import ScopeKind
 
@@ -76,13 +77,14 @@ FACT_COLUMNS = (
 )
 
 OR_QUERY = """(
-    SELECT to_tsquery('simple', coalesce(string_agg(quote_literal(lexeme), ' | '), ''))
+    SELECT coalesce(string_agg(quote_literal(lexeme), ' | '), '')::tsquery
     FROM unnest(tsvector_to_array(to_tsvector('english', %(query)s))) AS lexeme
 )"""
 """Any of the query's own lexemes (stemmed, stop words dropped, each once) may match: a question
 rarely shares all its words with one fact, and recall wants candidates that the ranking then
-orders. Built from the tsvector rather than by rewriting `plainto_tsquery`'s text, so hyphenated
-and compound words never turn into phrase operators that demand adjacency."""
+orders. Built from the tsvector and read as quoted lexemes, not parsed again, so a hyphenated
+word or a URL stays the one lexeme the facts' `search` holds (parsing `x.org/a?b=c` again made
+it the phrase `'/a' <-> 'b' <-> 'c'`), as `fact_words` lists it."""
 TENANT_MATCH = "numnode(q) > 0 AND search @@ (q && %(tenant_lexeme)s::tsquery)"
 """The words and the tenant's lexeme (see `fact_schema`), tested row by row where no covering
 index holds the rows: history and episodes."""
@@ -98,14 +100,19 @@ def _by_kind(template: str, scopes: dict[ScopeKind, str]) -> dict[ScopeKind, str
 
 
 EXACT_UP_TO = 20_000
-"""A user with at most this many unended facts is scored exactly in full; above it, by Hamming
-distance of binary codes first (`schema.covering_reads`). Measured in `bench.recall_latency`:
-exact scores of 10,000 vectors cost about 6 ms, of 100,000 about 60; the codes keep the top 40
+"""A user with at most this many unended facts is ranked on every vector (at half precision,
+then the best scored exactly); above it, by Hamming distance of binary codes first
+(`schema.covering_reads`). Measured in `bench.recall_latency`: ranking 10,000 vectors costs
+about 5 ms, exact scores of 100,000 about 60; the codes keep the top 40
 of an exact scan (overlap 0.999) at 100,000 facts but only 0.86 at 10,000, 0.77 at 25,000 and
 0.83 at 50,000, where past its few true neighbours a query's order rests on near-orthogonal
 vectors (the benchmark's corpus: near copies of 2,048 random directions)."""
 RESCORED = 1000
 """Facts the Hamming prefilter hands to exact scoring."""
+HALF_SLACK = 50
+"""Facts past `dense_limit` that the half-precision ranking also hands to exact scoring: its
+distances differ from the exact ones by about 1e-4, so only near ties can swap, and those
+within a few places."""
 
 _COUNTED = f"""
 counted AS MATERIALIZED (
@@ -118,12 +125,16 @@ counted AS MATERIALIZED (
 """How many unended facts of the query's width the scope holds, counted up to the cap."""
 
 _EXACT = f"""
-(SELECT id, 1 - (embedding <=> %(vector)s::vector) AS similarity
- FROM facts
- WHERE {{scope}} AND {UNENDED} AND {COVERED} AND {SAME_WIDTH} {{gate}}
+(SELECT f.id, 1 - (f.embedding <=> %(vector)s::vector) AS similarity
+ FROM (SELECT id FROM facts
+       WHERE {{scope}} AND {UNENDED} AND {COVERED} AND {HALVED} AND {SAME_WIDTH} {{gate}}
+       ORDER BY embedding_half <=> {QUERY_HALF}
+       LIMIT %(dense_limit)s + {HALF_SLACK}) AS near
+ JOIN facts AS f USING (id)
  ORDER BY similarity DESC
  LIMIT %(dense_limit)s)"""
-"""Every unended vector of the scope, scored exactly, from `facts_live_vectors` alone."""
+"""Every unended vector of the scope ranked at half precision from `facts_live_halves` alone,
+then the best scored again at full precision from their rows."""
 
 _CODED = f"""
 (SELECT f.id, 1 - (f.embedding <=> %(vector)s::vector) AS similarity
@@ -471,30 +482,71 @@ first 0.628, but oldest first put an older fact above the one a question names i
 
 _WORDS_COLUMNS = "id, ts_rank(search, q) AS lexical_score, learned_at, length(search) AS lexemes"
 
-_FACT_WORDS = f"""
-SELECT id, lexical_score,
-       row_number() OVER (ORDER BY lexical_score DESC, {LEXICAL_TIES}) AS place
-FROM (
+QUERY_LEXEMES = "(SELECT tsvector_to_array(to_tsvector('english', %(query)s)))::text[]"
+"""The question's lexemes as `fact_words` lists them, made once per read."""
+WORDS_LISTED = (
+    "EXISTS (SELECT 1 FROM worded_scopes WHERE org_id = %(org_id)s AND user_id = %(user_id)s)"
+)
+"""Whether the user's words are listed in `fact_words` (`schema.fact_words`): a one-time test
+that picks the part of `_fact_words` that runs."""
+
+_COVERED_WORDS = f"""
     (SELECT {_WORDS_COLUMNS}
      FROM facts, (SELECT {OR_QUERY} AS q) AS terms
-     WHERE {{scope}} AND {UNENDED} AND {WORDED} AND numnode(q) > 0 AND search @@ q
+     WHERE {{scope}} AND {UNENDED} AND {WORDED} AND numnode(q) > 0 AND search @@ q {{gate}}
      ORDER BY lexical_score DESC, {LEXICAL_TIES}
-     LIMIT %(lexical_limit)s)
-    UNION ALL
+     LIMIT %(lexical_limit)s)"""
+"""The unended facts' words, tested in the covering index `facts_live_words`."""
+
+_LISTED_WORDS = f"""
+    (SELECT {_WORDS_COLUMNS}
+     FROM (SELECT {OR_QUERY} AS q) AS terms,
+          (SELECT DISTINCT fact_id FROM fact_words
+           WHERE org_id = %(org_id)s AND user_id = %(user_id)s
+             AND lexeme = ANY ({QUERY_LEXEMES})
+             AND {WORDS_LISTED}) AS listed,
+          LATERAL (SELECT id, search, learned_at FROM facts
+                   WHERE id = listed.fact_id AND {{scope}} AND {UNENDED} OFFSET 0) AS fact
+     WHERE numnode(q) > 0 AND search @@ q
+     ORDER BY lexical_score DESC, {LEXICAL_TIES}
+     LIMIT %(lexical_limit)s)"""
+"""The unended facts that share a word with the question, found in `fact_words` and read by
+key: a few index lookups instead of a test of every fact (`OFFSET 0` keeps the read by key, which
+a generic plan, expecting one row of the user, would trade for a scan of the covering index)."""
+
+_ENDING_WORDS = f"""
     (SELECT {_WORDS_COLUMNS}
      FROM facts, (SELECT {OR_QUERY} AS q) AS terms
      WHERE {{scope}} AND superseded_by IS NULL AND deleted_at IS NULL AND valid_to IS NOT NULL
        AND metadata ? 'replaced_by_plan' AND valid_to > %(now)s AND numnode(q) > 0
        AND search @@ q
      ORDER BY lexical_score DESC, {LEXICAL_TIES}
-     LIMIT %(lexical_limit)s)
+     LIMIT %(lexical_limit)s)"""
+"""The few facts a plan ends later, from the heap (`facts_ending`)."""
+
+
+def _fact_words(scope: str, *, listed: bool) -> str:
+    """`LIVE_OR_PLANNED`'s matches in the same two parts as `_nearest`: the unended facts, and
+    the facts a plan ends later. A listed user's unended facts come from `fact_words`, anyone
+    else's from the covering index; where both parts are written, a one-time test of
+    `WORDS_LISTED` runs one of them."""
+    if listed:
+        unended = [
+            _COVERED_WORDS.format(scope=scope, gate=f"AND NOT {WORDS_LISTED}"),
+            _LISTED_WORDS.format(scope=scope),
+        ]
+    else:
+        unended = [_COVERED_WORDS.format(scope=scope, gate="")]
+    parts = " UNION ALL ".join([*unended, _ENDING_WORDS.format(scope=scope)])
+    return f"""
+SELECT id, lexical_score,
+       row_number() OVER (ORDER BY lexical_score DESC, {LEXICAL_TIES}) AS place
+FROM ({parts}
 ) AS found
 ORDER BY place
 LIMIT %(lexical_limit)s
 """
-"""`LIVE_OR_PLANNED`'s matches in the same two parts as `_FACT_NEAREST`: the unended facts'
-words are tested in the covering index `facts_live_words` (`schema.covering_reads`), the few
-facts a plan ends later in the heap."""
+
 
 _FACT_WORDS_SCAN = f"""
 SELECT id, lexical_score,
@@ -530,9 +582,13 @@ Behind row-level security `@@` can serve from no index (it is not leakproof, so 
 run on rows the policies have passed), so the unended facts' words come from a covering index
 whose scan is bounded by the scope: about 0.4 us a fact instead of a heap row each."""
 LEXICAL = {
-    kind: _LEXICAL.format(matching=_FACT_WORDS.format(scope=clause), scope=clause, episode_time="")
+    kind: _LEXICAL.format(
+        matching=_fact_words(clause, listed=kind is ScopeKind.USER), scope=clause, episode_time=""
+    )
     for kind, clause in _READ_SCOPE.items()
 }
+"""Only a user's own durable memory has its words listed: a session's read also holds the
+session's facts, and organisation-shared facts are never listed (`schema.fact_words`)."""
 LEXICAL_AS_OF = {
     kind: _LEXICAL.format(
         matching=_FACT_WORDS_SCAN.format(scope=clause, live=AS_OF),

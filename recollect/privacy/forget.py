@@ -28,6 +28,8 @@ CHECKPOINT_TABLES: tuple[str, ...] = ("checkpoint_writes", "checkpoint_blobs", "
 
 USER_TABLES: tuple[str, ...] = (
     "fact_encodings",
+    "fact_words",
+    "worded_scopes",
     "memory_traces",
     "store_items",
     "facts",

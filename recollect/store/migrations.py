@@ -41,6 +41,8 @@ from recollect.store.schema.definers import definers_sql
 from recollect.store.schema.erasure_role import forget_actor_for_maintenance
 from recollect.store.schema.extraction_queue import CREATE_EXTRACTION_QUEUE
 from recollect.store.schema.fact_encodings import FACT_ENCODINGS
+from recollect.store.schema.fact_words import FACT_WORDS_SQL
+from recollect.store.schema.half_vectors import HALF_VECTORS_SQL
 from recollect.store.schema.long_term import LONG_TERM_MEMORY_SQL
 from recollect.store.schema.memory_jobs import (
     CLAIM_JOB_FOR_MODELS_SQL,
@@ -167,6 +169,10 @@ MIGRATIONS: tuple[Migration, ...] = (
         27,
         "a replaced fact's successor is indexed, so deleting a fact is a lookup",
         SUCCESSORS_INDEX,
+    ),
+    Migration(28, "each word of a large user's facts, listed for lexical recall", FACT_WORDS_SQL),
+    Migration(
+        29, "unended facts' vectors at half precision for the exact dense read", HALF_VECTORS_SQL
     ),
 )
 

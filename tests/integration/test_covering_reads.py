@@ -69,8 +69,8 @@ def _generic_plan(
 
 
 READS = {
-    "counted": ("dense", None, "facts_live_vectors"),
-    "exact": ("dense", 300, "facts_live_vectors"),
+    "counted": ("dense", None, "facts_live_halves"),
+    "exact": ("dense", 300, "facts_live_halves"),
     "coded": ("dense", 30_000, "facts_live_bits"),
     "lexical": ("lexical", None, "facts_live_words"),
 }
@@ -119,7 +119,7 @@ def per_row_waste(plan: str, rows: int) -> list[str]:
 
 WRITES = {
     "SAME_SUBJECT_OR_TEXT": "facts_live_words",
-    "NEAREST_DENSE": "facts_live_vectors",
+    "NEAREST_DENSE": "facts_live_halves",
     "NEAREST_LEXICAL": "facts_live_words",
 }
 """The write path's neighbour reads and the covering index each scans instead of the heap."""

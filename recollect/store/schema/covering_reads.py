@@ -12,6 +12,7 @@ predicate does not say a fact is unended, so every scanned row was read from the
 the same columns for facts that are neither replaced, deleted nor ended, so the scan reads the
 index alone; the few facts still live with an end ahead (a plan replaces them on its day) are
 read from the heap through `facts_ending`, which holds nothing else and costs ingest nothing.
+(`facts_live_halves` later took its place, the same at half precision: `schema.half_vectors`.)
 
 `embedding_dim` is the vector's width, stored, and a key of the vectors' and codes' indexes: a
 scan matches the query's width inside the index instead of calling `vector_dims` on every row.
