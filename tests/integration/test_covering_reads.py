@@ -10,7 +10,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from psycopg import ClientCursor
 from psycopg_pool import ConnectionPool
 
 from recollect.longterm import fact_sql
@@ -22,50 +21,21 @@ from recollect.longterm.vectors import Vector
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
 from tests.support.db import all_rows
+from tests.support.generic_plans import explain_generic
 from tests.support.word_facts import ingest_word_facts, unit_vector
 
 ANA = Scope.for_user("acme", "ana")
 DIM = 384
 
 
-def _sql_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "float8"
-    if isinstance(value, datetime):
-        return "timestamptz"
-    if isinstance(value, str) or value is None:
-        return "text"
-    return "vector"
-
-
 def _generic_plan(
     pool: ConnectionPool[Any], statement: str, params: dict[str, Any], analyze: str = ""
 ) -> str:
     """EXPLAIN of `statement` as the app role, scoped to ANA, on its generic plan, with the
-    sequential scan priced out: which index serves it is what is asked. `analyze`: run it too
-    ("(ANALYZE, COSTS OFF, TIMING OFF)"), for the rows each node read and dropped."""
-    names: list[str] = []
-
-    def number(match: re.Match[str]) -> str:
-        if match.group(1) not in names:
-            names.append(match.group(1))
-        return f"${names.index(match.group(1)) + 1}"
-
-    numbered = re.sub(r"%\((\w+)\)s", number, statement)
-    holes = ", ".join(["%s"] * len(names))
-    types = ", ".join(_sql_type(params[name]) for name in names)
+    sequential scan priced out: which index serves it is what is asked."""
     with scoped(pool, ANA) as conn:
-        conn.execute("SET LOCAL plan_cache_mode = force_generic_plan")
         conn.execute("SET LOCAL enable_seqscan = off")
-        conn.execute(f"PREPARE candidates ({types}) AS {numbered}")
-        explain = f"EXPLAIN {analyze} EXECUTE candidates({holes})"  # values inlined, no $n
-        rows = ClientCursor(conn).execute(explain, [params[n] for n in names]).fetchall()
-        conn.execute("DEALLOCATE candidates")
-    return "\n".join(next(iter(row.values())) for row in rows)
+        return explain_generic(conn, statement, params, analyze)
 
 
 READS = {

@@ -4,7 +4,6 @@ lexical read that looks them up finds exactly what the covering index finds, for
 from __future__ import annotations
 
 import random
-import re
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -13,7 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
-from psycopg import ClientCursor, Connection
+from psycopg import Connection
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
@@ -26,6 +25,7 @@ from recollect.store.scope import Scope, ScopeKind
 from recollect.store.server import CONNECTION_KWARGS
 from recollect.store.tenancy import SET_SCOPE, scope_settings
 from tests.support.db import all_rows, superuser_conninfo
+from tests.support.generic_plans import explain_generic
 from tests.support.word_facts import WORDS, WORDS_A_FACT, unit_vector
 
 ANA = Scope.for_user("acme", "ana")
@@ -251,25 +251,10 @@ def test_an_uncommitted_insert_holds_back_the_backfill_until_it_commits(
 
 def _explain(pool: ConnectionPool[Any], scope: Scope, options: str) -> str:
     """EXPLAIN of recall's lexical statement as the app role in `scope`, on its generic plan."""
-    params = _params(scope, "violin lessons by the harbour")
-    names: list[str] = []
-
-    def number(match: re.Match[str]) -> str:
-        if match.group(1) not in names:
-            names.append(match.group(1))
-        return f"${names.index(match.group(1)) + 1}"
-
-    numbered = re.sub(r"%\((\w+)\)s", number, LEXICAL)
-    types = {"lexical_limit": "integer", "now": "timestamptz"}
     with _rolled_back(pool, scope) as conn:
-        conn.execute("SET LOCAL plan_cache_mode = force_generic_plan")
-        signature = ", ".join(types.get(n, "text") for n in names)
-        conn.execute(f"PREPARE lexical ({signature}) AS {numbered}")
-        holes = ", ".join(["%s"] * len(names))
-        rows = ClientCursor(conn).execute(
-            f"EXPLAIN {options} EXECUTE lexical({holes})", [params[n] for n in names]
+        return explain_generic(
+            conn, LEXICAL, _params(scope, "violin lessons by the harbour"), options
         )
-        return "\n".join(next(iter(r.values())) for r in rows.fetchall())
 
 
 ANALYZED = "(ANALYZE, COSTS OFF, TIMING OFF)"
