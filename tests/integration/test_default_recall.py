@@ -219,6 +219,9 @@ class CountingModel:
         self.encoded += len(inputs)
         return self.model.run(inputs)
 
+    def token_count(self, text: str) -> int:
+        return int(self.model.token_count(text))
+
 
 def test_a_cold_cache_reads_encodings_from_the_table(memory: LongTermMemory) -> None:
     load_facts(memory)
