@@ -18,7 +18,7 @@ from psycopg_pool import ConnectionPool
 
 from recollect.longterm import fact_sql
 from recollect.longterm.facts import LongTermMemory, scope_params
-from recollect.longterm.records import FactCategory, NewFact, RememberAction
+from recollect.longterm.records import FactCategory, NewFact
 from recollect.privacy.forget import forget_user
 from recollect.store.schema.fact_words import TENANT_LEXEME_MARK, WORDED_FROM
 from recollect.store.scope import Scope, ScopeKind
@@ -26,6 +26,7 @@ from recollect.store.server import CONNECTION_KWARGS
 from recollect.store.tenancy import SET_SCOPE, scope_settings
 from tests.support.db import all_rows, superuser_conninfo
 from tests.support.generic_plans import explain_generic
+from tests.support.moves import move_from_lisbon_to_porto
 from tests.support.word_facts import WORDS, WORDS_A_FACT, unit_vector
 
 ANA = Scope.for_user("acme", "ana")
@@ -156,16 +157,9 @@ def test_a_listed_users_lexical_read_finds_what_the_covering_index_finds(
     gone = next(f for f in memory.facts(ANA) if f.text.endswith(" 517"))
     assert memory.forget(ANA, gone.id)
     assert _lexical(pool, ANA, "517") == []
-    first = memory.remember(
-        ANA, NewFact(text="Ana lives in Lisbon", category=FactCategory.BIOGRAPHICAL)
-    )
-    moved = memory.remember(
-        ANA, NewFact(text="Ana lives in Porto", category=FactCategory.BIOGRAPHICAL)
-    )
-    assert moved.action is RememberAction.SUPERSEDED
-    assert first.fact.id in moved.replaced
+    _, moved = move_from_lisbon_to_porto(memory, ANA)
     assert _lexical(pool, ANA, "Lisbon") == []
-    assert [r[1] for r in _lexical(pool, ANA, "Porto")] == [moved.fact.id]
+    assert [r[1] for r in _lexical(pool, ANA, "Porto")] == [moved.id]
     held, listed = _postings(pool, ANA)
     assert held == listed
     for query in (*QUERIES, "quokka", "Lisbon", "Ana lives"):

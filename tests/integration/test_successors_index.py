@@ -10,11 +10,11 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from recollect.longterm.facts import LongTermMemory
-from recollect.longterm.records import FactCategory, NewFact, RememberAction
 from recollect.privacy.forget import forget_user
 from recollect.store.scope import Scope
 from recollect.store.server import CONNECTION_KWARGS
 from tests.support.db import all_rows
+from tests.support.moves import move_from_lisbon_to_porto
 
 ANA = Scope.for_user("acme", "ana")
 SET_NULL_ON_DELETE = "UPDATE ONLY facts SET superseded_by = NULL WHERE $1 = superseded_by"
@@ -40,14 +40,6 @@ def test_the_referential_action_of_a_delete_reads_an_index(database_uri: str) ->
 def test_a_user_whose_facts_replaced_each_other_is_erased(
     pool: ConnectionPool[Any], worker_pool: ConnectionPool[Any]
 ) -> None:
-    memory = LongTermMemory(pool)
-    first = memory.remember(
-        ANA, NewFact(text="Ana lives in Lisbon", category=FactCategory.BIOGRAPHICAL)
-    )
-    moved = memory.remember(
-        ANA, NewFact(text="Ana lives in Porto", category=FactCategory.BIOGRAPHICAL)
-    )
-    assert moved.action is RememberAction.SUPERSEDED
-    assert first.fact.id in moved.replaced
+    move_from_lisbon_to_porto(LongTermMemory(pool), ANA)
     forget_user(worker_pool, ANA)
     assert all_rows(pool, "SELECT count(*) AS n FROM facts")[0]["n"] == 0
