@@ -418,7 +418,6 @@ class LongTermMemory:
         params = scope_params(writable(scope))
         if embeddings is not None and len(embeddings) != len(facts):
             raise ValueError(f"got {len(embeddings)} embeddings for {len(facts)} facts")
-        facts = [f.model_copy(update={"metadata": signed(f, scope)}) for f in facts]
         texts = [clean_text(f.text) for f in facts]
         if embeddings is None:
             vectors: list[Vector | None] = []
@@ -443,7 +442,7 @@ class LongTermMemory:
                 (at := aware(fact.learned_at, "learned_at")),
                 at,
                 vector,
-                Jsonb(fact.metadata),
+                Jsonb(signed(fact, scope)),
             )
             for fact, text, vector in zip(facts, texts, vectors, strict=True)
         ]

@@ -104,3 +104,21 @@ def test_the_reserved_owner_is_no_user_and_erasure_takes_only_what_she_wrote(
     memory.remember(ACME_BO, _convention("Reviews happen before noon"))
     forget_user(worker_pool, Scope.for_user("acme", "ana"))
     assert [f.text for f in memory.facts(ACME_BO)] == ["Reviews happen before noon"]
+
+
+def test_an_import_into_shared_memory_names_its_writer_on_every_fact(
+    pool: ConnectionPool[Any],
+) -> None:
+    memory = LongTermMemory(pool)
+    sourced = NewFact(
+        text="Releases are tagged on main",
+        category=FactCategory.PREFERENCE,
+        confidence=0.9,
+        metadata={"source": "handbook"},
+    )
+    assert memory.ingest(ACME_ANA, [_convention("The team deploys on Fridays"), sourced]) == 2
+    assert sorted((f.text, f.user_id, f.metadata) for f in memory.facts(ACME_BO)) == [
+        ("Releases are tagged on main", ORG_OWNER, {"source": "handbook", "written_by": "ana"}),
+        ("The team deploys on Fridays", ORG_OWNER, {"written_by": "ana"}),
+    ]
+    assert sourced.metadata == {"source": "handbook"}  # the caller's fact is left as it was
