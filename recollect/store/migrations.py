@@ -58,6 +58,7 @@ from recollect.store.schema.sessions import SESSION_ENDS
 from recollect.store.schema.store_items import STORE_ITEMS_SQL
 from recollect.store.schema.successors import SUCCESSORS_INDEX
 from recollect.store.schema.traces import MEMORY_TRACES, TRACES_BY_AGE
+from recollect.store.schema.unlisting import UNLISTING_SQL
 from recollect.store.schema.valid_time import VALID_TIME
 from recollect.store.scope import ORG_OWNER
 from recollect.store.server import (
@@ -173,6 +174,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(28, "each word of a large user's facts, listed for lexical recall", FACT_WORDS_SQL),
     Migration(
         29, "unended facts' vectors at half precision for the exact dense read", HALF_VECTORS_SQL
+    ),
+    Migration(
+        30, "a fact's listed words are deleted by a trigger, not checked by a key", UNLISTING_SQL
     ),
 )
 

@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
@@ -20,6 +20,7 @@ from recollect.longterm import fact_sql
 from recollect.longterm.facts import LongTermMemory, scope_params
 from recollect.longterm.records import FactCategory, NewFact
 from recollect.privacy.forget import forget_user
+from recollect.privacy.lifecycle import RetentionPolicy, run_maintenance
 from recollect.store.schema.fact_words import TENANT_LEXEME_MARK, WORDED_FROM
 from recollect.store.scope import Scope, ScopeKind
 from recollect.store.server import CONNECTION_KWARGS
@@ -32,6 +33,7 @@ from tests.support.word_facts import WORDS, WORDS_A_FACT, unit_vector
 ANA = Scope.for_user("acme", "ana")
 BO = Scope.for_user("acme", "bo")
 DIM = 16
+DAY = timedelta(days=1)
 LEXICAL = fact_sql.LEXICAL[ScopeKind.USER]
 
 
@@ -193,6 +195,35 @@ def test_erasure_removes_the_users_postings_and_only_theirs(
         rows = all_rows(pool, f"SELECT DISTINCT user_id FROM {table}")
         assert [r["user_id"] for r in rows] == ["bo"], table
     assert _postings(pool, BO) == bo_before
+
+
+def test_a_deleted_fact_takes_its_postings_on_every_path_that_deletes_one(
+    pool: ConnectionPool[Any], database_uri: str
+) -> None:
+    _fill(pool, ANA, 0, WORDED_FROM)
+    _fill(pool, BO, 0, WORDED_FROM)
+    bo_before = _postings(pool, BO)
+    memory = LongTermMemory(pool)
+    deleted, purged = (fact.id for fact in memory.facts(ANA)[:2])
+    with pool.connection() as conn, conn.transaction():  # the app role, behind the policies
+        conn.execute(SET_SCOPE, scope_settings(ANA))
+        conn.execute("DELETE FROM facts WHERE id = %s", (deleted,))
+    assert memory.forget(ANA, purged)
+    with psycopg.connect(database_uri, **CONNECTION_KWARGS) as admin:  # retention's purge
+        run_maintenance(admin, RetentionPolicy(recovery_days=0), now=datetime.now(UTC) + DAY)
+    held, listed = _postings(pool, ANA)
+    assert len({fact for fact, _ in held}) == WORDED_FROM - 2
+    assert listed == held
+    assert _postings(pool, BO) == bo_before
+
+
+def test_emptying_the_facts_empties_the_word_list_and_its_marks(pool: ConnectionPool[Any]) -> None:
+    _fill(pool, ANA, 0, WORDED_FROM)
+    assert _listed(pool, ANA)
+    with psycopg.connect(superuser_conninfo(pool), **CONNECTION_KWARGS) as conn:
+        conn.execute("TRUNCATE facts CASCADE")
+    for table in ("fact_words", "worded_scopes"):
+        assert all_rows(pool, f"SELECT count(*) AS n FROM {table}")[0]["n"] == 0, table
 
 
 WAITING_ON = """

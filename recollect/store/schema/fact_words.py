@@ -17,7 +17,7 @@ the list existed are listed by the migration). Taking the lock first means a con
 is either committed before the backfill reads, or waits and sees the mark.
 
 Every fact of a listed user is listed, ended or not (a deleted fact can be restored), and each
-entry goes with its fact (`ON DELETE CASCADE`, which erasure and retention purges rely on).
+entry goes with its fact (first by a foreign key, now by a trigger: `schema.unlisting`).
 Recall checks the fact's row, so an entry of an ended fact is never shown. Organisation-shared
 facts and session facts are not listed (their reads keep the covering index). A role that obeys
 the policies can insert only the facts of the user its settings name, so the trigger lists
