@@ -11,6 +11,7 @@ import pytest
 from recollect.longterm.rerankers import (
     _COLBERT,
     _CROSS_ENCODER,
+    CrossEncoderReranker,
     LateInteractionReranker,
     _OnnxModel,
     _pair,
@@ -92,3 +93,14 @@ def test_a_facts_encoding_does_not_depend_on_what_it_is_batched_with() -> None:
     alone = LateInteractionReranker(cache_size=64).encode([short])[0]
     beside = LateInteractionReranker(cache_size=64).encode([*longer, short])[-1]
     assert np.array_equal(alone, beside)
+
+
+def test_a_pairs_cross_encoder_score_does_not_depend_on_the_candidates_beside_it() -> None:
+    query = "Where does Ana live now?"
+    short = "Ana moved to Lisbon."
+    longer = [f"Ana's sister Bea moved to Porto in {year} and took the old piano with her."
+              for year in range(2001, 2020)]  # fmt: skip
+    reranker = CrossEncoderReranker(LateInteractionReranker(cache_size=64))
+    alone = reranker.logits(query, [short])[0]
+    assert reranker.logits(query, [*longer, short])[-1] == alone
+    assert reranker.logits(query, [short, *longer[:3], short])[::4] == [alone, alone]
