@@ -71,11 +71,21 @@ async def one_trip(
 
 @contextmanager
 def pipelined_scope(conn: Connection[Any], scope: Scope) -> Iterator[Connection[Any]]:
-    """`scoped` for a read that sends all its statements at once: BEGIN, the scope, the reads
-    and COMMIT travel in one pipeline, two round trips in all instead of one per statement."""
-    with conn.pipeline(), conn.transaction():
-        conn.execute(SET_SCOPE, scope_settings(scope))
-        yield conn
+    """`scoped` for a read that sends all its statements at once, as `one_trip` does on an
+    event loop: BEGIN, the scope, the reads and COMMIT travel in one pipeline and one round
+    trip (psycopg's `transaction()` inside a pipeline syncs where it begins and where it ends).
+    An error rolls the transaction back."""
+    try:
+        with conn.pipeline():
+            conn.execute(b"BEGIN", prepare=False)
+            conn.execute(SET_SCOPE, scope_settings(scope))
+            yield conn
+            conn.execute(b"COMMIT", prepare=False)
+    except Exception:
+        if not conn.closed and conn.info.transaction_status != TransactionStatus.IDLE:
+            with suppress(psycopg.Error):  # a broken connection: the pool discards it
+                conn.execute(b"ROLLBACK", prepare=False)
+        raise
 
 
 def scope_settings(scope: Scope) -> dict[str, str]:
