@@ -324,19 +324,23 @@ def dense_overlap(
     uri: str, corpus: Corpus, queries: int, top: int = OVERLAP_TOP
 ) -> dict[str, float]:
     """Per measured user, the share of the exact scan's top `top` that the engine's dense
-    statement (the Hamming prefilter, then exact scores) also returns in its top `top`."""
+    statement also returns in its top `top`: the one recall runs once it knows the user's size
+    (every vector at half precision, or past `EXACT_UP_TO` the codes' cut and prefilter)."""
     out: dict[str, float] = {}
     with psycopg.connect(uri, **CONNECTION_KWARGS) as conn:
         register_vector(conn)
         for size, index in MEASURED:
             user = corpus.users[index]
+            known = corpus.sizes[index]
+            exact_read = known <= fact_sql.EXACT_UP_TO
+            statement = fact_sql.DENSE_EXACT if exact_read else fact_sql.DENSE_CODED
             shares = []
             for _, vector in corpus.queries(queries, seed=len(size)):
                 params = {"org_id": ORG, "user_id": user, "session_id": None,
                           "vector": Vector(vector), "dim": corpus.dim, "dense_limit": 50,
-                          "limit": top, "now": datetime.now(UTC)}  # fmt: skip
+                          "limit": top, "now": datetime.now(UTC), "scope_size": known}  # fmt: skip
                 exact = {r["id"] for r in conn.execute(EXACT_DENSE.format(dim=corpus.dim), params)}
-                rows = conn.execute(fact_sql.DENSE_COUNTED[ScopeKind.USER], params).fetchall()
+                rows = conn.execute(statement[ScopeKind.USER], params).fetchall()
                 facts = sorted(
                     (r for r in rows if r["kind"] == "fact"), key=lambda r: -r["similarity"]
                 )

@@ -416,8 +416,8 @@ def reads(plan: RecallPlan) -> list[Read]:
     ]
     if plan.probe:
         statements.append(("presence", PRESENCE[plan.scope.kind], plan.params, None))
-    if dense_sql:
-        statements.append(("dense", dense_sql, plan.params, True))
+    if dense_sql:  # the codes' cut (`fact_sql.DENSE_CODED`) is set by the scope's size
+        statements.append(("dense", dense_sql, plan.params | {"scope_size": plan.size}, True))
     if lexical_sql:
         statements.append(("lexical", lexical_sql, plan.params, True))
     return statements

@@ -1,14 +1,17 @@
 """A user with more facts than `fact_sql.EXACT_UP_TO` is ranked by binary codes first, then the
-best of them exactly; a smaller user is scored exactly in full."""
+best of them exactly; a smaller user is ranked on every vector at half precision, and what
+recall returns is scored at full precision."""
 
 from __future__ import annotations
 
 import random
+from array import array
 from typing import Any
 
+import pytest
 from psycopg_pool import ConnectionPool
 
-from recollect.longterm.fact_sql import EXACT_UP_TO
+from recollect.longterm.fact_sql import CODES_SAMPLED, EXACT_UP_TO, RESCORED
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.recipe import Method, RecallRecipe
 from recollect.longterm.records import FactCategory, NewFact
@@ -35,3 +38,57 @@ def test_a_user_past_the_exact_limit_still_gets_its_nearest_facts(
         assert found.facts[0].fact.text == f"note {wanted}"
         assert found.facts[0].similarity is not None
         assert found.facts[0].similarity > 0.999
+
+
+def test_codes_sampled_nearer_than_the_rest_do_not_hide_the_nearest_fact(
+    pool: ConnectionPool[Any],
+) -> None:
+    """The codes read first set how near a code must be to be ranked (`fact_sql.CODES_SAMPLED`).
+    Here they share every sign with the query, so that cut keeps only them, fewer than
+    `RESCORED`; the nearest fact, one sign away and written last, is still found."""
+    scope = Scope.for_user("acme", "early-hoarder")
+    rng = random.Random(5)
+    query = _unit([1.0] * (DIM - 1) + [0.02])
+    nearest = _unit([1.0] * (DIM - 1) + [-0.02])
+    same_signs = [_unit([abs(rng.gauss(0.0, 1.0)) for _ in range(DIM)]) for _ in range(300)]
+    far = [_unit([-abs(rng.gauss(0.0, 1.0)) for _ in range(DIM)]) for _ in range(1700)]
+    rest = [unit_vector(rng, DIM) for _ in range(EXACT_UP_TO)]
+    vectors = same_signs + far + rest + [nearest]
+    assert len(same_signs) < RESCORED <= CODES_SAMPLED == len(same_signs) + len(far)
+    facts = [
+        NewFact(text=f"note {i}", category=FactCategory.EVENT, confidence=0.8)
+        for i in range(len(vectors))
+    ]
+    memory = LongTermMemory(pool, recipe=RecallRecipe(methods=(Method.DENSE,), k=1))
+    memory.ingest(scope, facts, embeddings=vectors)
+    for _ in ("counted", "sized"):  # the first read counts the scope, the next is told its size
+        found = memory.recall(scope, "which note?", query_embedding=query)
+        assert found.facts[0].fact.text == f"note {len(vectors) - 1}"
+
+
+def _unit(vector: list[float]) -> list[float]:
+    norm = sum(x * x for x in vector) ** 0.5
+    return [x / norm for x in vector]
+
+
+def test_a_small_users_similarities_are_exact_though_ranked_at_half_precision(
+    pool: ConnectionPool[Any],
+) -> None:
+    """The exact read ranks by `embedding_half`; the similarities recall returns come from the
+    full-precision vectors (half precision is off by about 1e-4)."""
+    scope = Scope.for_user("acme", "precise")
+    rng = random.Random(11)
+    vectors = [unit_vector(rng, DIM) for _ in range(40)]
+    facts = [
+        NewFact(text=f"note {i}", category=FactCategory.EVENT, confidence=0.8)
+        for i in range(len(vectors))
+    ]
+    memory = LongTermMemory(pool, recipe=RecallRecipe(methods=(Method.DENSE,), k=10))
+    memory.ingest(scope, facts, embeddings=vectors)
+    query = unit_vector(rng, DIM)
+    found = memory.recall(scope, "which note?", query_embedding=query)
+    assert len(found.facts) == 10
+    for recalled in found.facts:
+        vector = [float(array("f", [x])[0]) for x in vectors[int(recalled.fact.text.split()[1])]]
+        exact = sum(a * b for a, b in zip(vector, query, strict=True))
+        assert recalled.similarity == pytest.approx(exact, abs=2e-6)

@@ -3,9 +3,11 @@
 The exact read of a user of 10,000 facts scanned `facts_live_vectors`: 10,000 entries of about
 1.6 KB, and the scan alone, before any distance, cost 8 ms of the read's 10 (the entries are
 copied out of 2,700 pages). `embedding_half` is the embedding scaled to length 1 and stored as
-pgvector's `halfvec` (2 bytes a dimension), so the index the read scans is half as large; the
-read ranks by it, then scores the best few again from the full-precision `embedding` in the
-heap, so the similarities recall ranks by, and the top of the order, are the exact ones.
+pgvector's `halfvec` (2 bytes a dimension), so the index the read scans is half as large. The
+read ranks by it and keeps the best `dense_limit`; the rows of those, which recall reads
+anyway, give their similarities at full precision (`fact_sql.EXACT_SIMILARITY`), so the order
+recall ranks by is the exact one, and only a near tie at the last place can differ from an
+exact scan's.
 
 Scaling first keeps every value within `halfvec`'s range (a component of any size would
 otherwise fail the write), and costs nothing to the ranking: cosine distance ignores length.
