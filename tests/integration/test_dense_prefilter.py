@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 from array import array
+from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -13,9 +15,12 @@ from psycopg_pool import ConnectionPool
 
 from recollect.longterm.fact_sql import CODES_SAMPLED, EXACT_UP_TO, RESCORED
 from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.recall import plan_recall, reads
 from recollect.longterm.recipe import Method, RecallRecipe
 from recollect.longterm.records import FactCategory, NewFact
 from recollect.store.scope import Scope
+from recollect.store.tenancy import scoped
+from tests.support.generic_plans import explain_generic
 from tests.support.word_facts import unit_vector
 
 LARGE = Scope.for_user("acme", "hoarder")
@@ -38,6 +43,16 @@ def test_a_user_past_the_exact_limit_still_gets_its_nearest_facts(
         assert found.facts[0].fact.text == f"note {wanted}"
         assert found.facts[0].similarity is not None
         assert found.facts[0].similarity > 0.999
+    recipe = RecallRecipe(methods=(Method.DENSE,))
+    plan = plan_recall(LARGE, "which note?", recipe=recipe, embedder=None,
+                       now=datetime.now(UTC), query_embedding=vectors[7])  # fmt: skip
+    plan = replace(plan, size=len(vectors))
+    _, statement, params, _ = next(r for r in reads(plan) if r[0] == "dense")
+    with scoped(pool, LARGE) as conn:
+        text = explain_generic(conn, statement, params, "(ANALYZE, COSTS OFF, TIMING OFF)")
+    scans = [line for line in text.splitlines() if "Index Only Scan using facts_live_bits" in line]
+    assert len(scans) == 3, text  # the sample, the codes within the cut, every code
+    assert ["never executed" in line for line in scans] == [False, False, True], text
 
 
 def test_codes_sampled_nearer_than_the_rest_do_not_hide_the_nearest_fact(

@@ -36,7 +36,12 @@ def test_a_failed_pipelined_read_rolls_back_and_leaves_nothing_behind(
     pool: ConnectionPool[Any],
 ) -> None:
     with pool.connection() as conn:
-        with pytest.raises(psycopg.errors.DivisionByZero), pipelined_scope(conn, ANA):
-            conn.execute("SELECT 1 / 0")
-            conn.execute(SETTING)
+        with pytest.raises(psycopg.errors.DivisionByZero):
+            _fail_inside(conn)
         assert _unscoped(conn)
+
+
+def _fail_inside(conn: psycopg.Connection[Any]) -> None:
+    with pipelined_scope(conn, ANA):
+        conn.execute("SELECT 1 / 0")
+        conn.execute(SETTING)
