@@ -419,9 +419,11 @@ COPY facts_ingest ({_INGEST_COLUMNS})
 FROM STDIN (FORMAT BINARY)
 """
 MOVE_INGESTED_FACTS = f"""
-INSERT INTO facts ({_INGEST_COLUMNS})
-SELECT {_INGEST_COLUMNS} FROM facts_ingest
+INSERT INTO facts ({_INGEST_COLUMNS}, valid_from)
+SELECT {_INGEST_COLUMNS}, learned_at FROM facts_ingest
 """
+"""An imported fact starts when it was learned, written here so that no trigger runs for it
+(`schema.valid_from_when_missing`)."""
 COPY_FACT_TYPES = (
     "text", "text", "text", "text", "text", "text", "float4", "text[]",
     "timestamptz", "timestamptz", "vector", "jsonb",

@@ -59,6 +59,7 @@ from recollect.store.schema.store_items import STORE_ITEMS_SQL
 from recollect.store.schema.successors import SUCCESSORS_INDEX
 from recollect.store.schema.traces import MEMORY_TRACES, TRACES_BY_AGE
 from recollect.store.schema.unlisting import UNLISTING_SQL
+from recollect.store.schema.valid_from_when_missing import VALID_FROM_WHEN_MISSING_SQL
 from recollect.store.schema.valid_time import VALID_TIME
 from recollect.store.scope import ORG_OWNER
 from recollect.store.server import (
@@ -177,6 +178,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(
         30, "a fact's listed words are deleted by a trigger, not checked by a key", UNLISTING_SQL
+    ),
+    Migration(
+        31,
+        "a fact's start is filled in only when it is inserted without one",
+        VALID_FROM_WHEN_MISSING_SQL,
     ),
 )
 

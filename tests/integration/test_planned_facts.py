@@ -185,3 +185,23 @@ def test_a_value_set_after_the_plans_day_outlives_the_plan(
     assert memory.profile(ANA).values("location") == ["Bergen"]
     monkeypatch.setenv(clock.CLOCK_OFFSET_ENV, "20d")  # before the day, as the document was
     assert memory.profile(ANA).values("location") == ["Bergen"], "set by hand, kept by hand"
+
+
+def test_a_fact_written_without_a_start_starts_when_it_was_learned(
+    pool: ConnectionPool[Any],
+) -> None:
+    """An import writes each fact's start itself; any other insert without one gets it from
+    the trigger, which runs only for such rows (`schema.valid_from_when_missing`)."""
+    memory = memory_over(pool, None)
+    memory.ingest(ANA, [said("I collect stamps", 1), said("I play chess", 2)])
+    memory.remember(ANA, said("I live in Stockholm", 3))
+    with scoped(pool, ANA) as conn:
+        conn.execute(
+            "INSERT INTO facts (org_id, user_id, category, text, confidence, learned_at,"
+            " last_reinforced_at) VALUES ('acme', 'ana', 'preference', 'I like tea', 0.9,"
+            " %(at)s, %(at)s)",
+            {"at": T0 + 4 * DAY},
+        )
+        starts = conn.execute("SELECT text, valid_from, learned_at FROM facts").fetchall()
+    assert len(starts) == 4
+    assert all(r["valid_from"] == r["learned_at"] for r in starts), starts
