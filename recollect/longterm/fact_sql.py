@@ -100,10 +100,10 @@ def _by_kind(template: str, scopes: dict[ScopeKind, str]) -> dict[ScopeKind, str
 
 
 EXACT_UP_TO = 20_000
-"""A user with at most this many unended facts is ranked on every vector (at half precision,
-then the best scored exactly); above it, by Hamming distance of binary codes first
-(`schema.covering_reads`). Measured in `bench.recall_latency`: ranking 10,000 vectors costs
-about 5 ms, exact scores of 100,000 about 60; the codes keep the top 40
+"""A user with at most this many unended facts is ranked on every vector (at half precision;
+the rows read for the best give their exact similarities); above it, by Hamming distance of
+binary codes first (`schema.covering_reads`). Measured in `bench.recall_latency`: ranking
+10,000 vectors costs about 5 ms, exact scores of 100,000 about 60; the codes keep the top 40
 of an exact scan (overlap 0.999) at 100,000 facts but only 0.86 at 10,000, 0.77 at 25,000 and
 0.83 at 50,000, where past its few true neighbours a query's order rests on near-orthogonal
 vectors (the benchmark's corpus: near copies of 2,048 random directions)."""
