@@ -143,7 +143,7 @@ sampled AS MATERIALIZED (
     LIMIT {CODES_SAMPLED}
 ),
 cut AS MATERIALIZED (
-    SELECT percentile_disc(least(1.0, {CODES_MARGIN * RESCORED} / {{size}}::float8))
+    SELECT percentile_disc(least(1.0, {CODES_MARGIN * RESCORED} / greatest({{size}}, 1)::float8))
            WITHIN GROUP (ORDER BY distance) AS distance
     FROM sampled
 ),
