@@ -106,7 +106,8 @@ binary codes first (`schema.covering_reads`). Measured in `bench.recall_latency`
 10,000 vectors costs about 5 ms, exact scores of 100,000 about 60; the codes keep the top 40
 of an exact scan (overlap 0.999) at 100,000 facts but only 0.86 at 10,000, 0.77 at 25,000 and
 0.83 at 50,000, where past its few true neighbours a query's order rests on near-orthogonal
-vectors (the benchmark's corpus: near copies of 2,048 random directions)."""
+vectors (the benchmark's corpus: near copies of 2,048 random directions). A sentence
+embedder's codes rank worse still, and then the scope is ranked exactly (`CODES_SPREAD`)."""
 RESCORED = 1000
 """Facts the Hamming prefilter hands to exact scoring."""
 _COUNTED = f"""
@@ -135,6 +136,19 @@ CODES_SAMPLED = 2000
 CODES_MARGIN = 2
 """The sample's cut keeps about this many times `RESCORED` codes, so a sample whose facts lie
 nearer the query or farther than the scope's still leaves `RESCORED` to rank."""
+CODES_SPREAD = 0.4
+"""The share of its signs in which a query's code must differ, on average, from the sampled codes
+for the codes to rank the scope; below it the scope is ranked exactly, as a small one is.
+
+A code is the signs of a vector's components, and sentence embedders put their vectors in one
+narrow cone. With the offline embedder (multilingual-e5-small), 284 of 384 components have the
+same sign in nine vectors of ten: LoCoMo's questions differ from its 5,077 turns, observations
+and summaries in 0.138 of their signs, and the nearest codes held only 0.49 to 0.56 of an exact
+scan's nearest facts (`RESCORED` taken as the same share of these 5,077 vectors as of a 20,000-
+to 100,000-fact user's, the nearest as the top 2 to 40). The same vectors less half their mean
+differ in 0.328 and keep 0.91 to 0.95; less 0.7 of it, 0.433 and 0.96 to 0.98; less all of it,
+0.504 and 0.95 to 0.98. The benchmark's corpus (near copies of random directions) differs in
+about half."""
 
 _CODES = f"{{scope}} AND {UNENDED} AND {COVERED} AND {CODED} AND {SAME_WIDTH} {{gate}}"
 _CODED_CUT = f"""
@@ -144,16 +158,19 @@ sampled AS MATERIALIZED (
 ),
 cut AS MATERIALIZED (
     SELECT percentile_disc(least(1.0, {CODES_MARGIN * RESCORED} / greatest({{size}}, 1)::float8))
-           WITHIN GROUP (ORDER BY distance) AS distance
+           WITHIN GROUP (ORDER BY distance) AS distance,
+           coalesce(avg(distance), 0) >= {CODES_SPREAD} * %(dim)s::float8 AS informative
     FROM sampled
 ),
 close AS MATERIALIZED (
     SELECT id, embedding_bits <~> {QUERY_BITS} AS distance FROM facts
-    WHERE {_CODES} AND (embedding_bits <~> {QUERY_BITS}) <= (SELECT distance FROM cut)
+    WHERE {_CODES} {{informative}}
+      AND (embedding_bits <~> {QUERY_BITS}) <= (SELECT distance FROM cut)
 )"""
 """The codes within the distance that a sample of the scope says about `CODES_MARGIN` times
 `RESCORED` of them lie: ranking a few thousand codes instead of every one saved 6 ms of a
-100,000-fact user's read (a bounded sort still copies every row it is handed)."""
+100,000-fact user's read (a bounded sort still copies every row it is handed). The same sample
+tells whether the codes can rank the scope at all (`CODES_SPREAD`)."""
 
 _CODED = f"""
 (SELECT f.id, 1 - (f.embedding <=> %(vector)s::vector) AS similarity
@@ -183,23 +200,34 @@ _ENDING = f"""
 """Facts live until a plan's day, from the heap (`facts_ending` holds only them)."""
 
 
-def _nearest(scope: str, *, counted: bool, exact: bool, coded: bool) -> str:
+def _nearest(scope: str, *, counted: bool, coded: bool) -> str:
     """`LIVE_OR_PLANNED`'s nearest facts in two disjoint parts: the unended facts, nearly all,
-    from a covering index alone, and the facts a plan ends later from the heap. The statement
-    that counts the scope runs whichever unended part the count chooses (a one-time filter
-    skips the other) and returns the count as `scope_facts`; a statement that does not count
-    is told the scope's size as `%(scope_size)s` when it reads the codes."""
-    exact_gate = f"AND (SELECT n FROM counted) <= {EXACT_UP_TO}" if counted else ""
-    coded_gate = f"AND (SELECT n FROM counted) > {EXACT_UP_TO}" if counted else ""
-    parts = ([_EXACT.format(scope=scope, gate=exact_gate)] if exact else []) + (
-        [_CODED.format(scope=scope, gate=coded_gate)] if coded else []
-    )
+    from a covering index alone, and the facts a plan ends later from the heap. The unended
+    part is the exact read or, past `EXACT_UP_TO` facts and when the sample of codes shows
+    they can rank the scope (`CODES_SPREAD`), the codes' read; one-time filters run one of
+    them. The statement that counts the scope returns the count as `scope_facts`; a statement
+    that does not count is told the scope's size as `%(scope_size)s` when it reads the codes.
+    A scope within `EXACT_UP_TO` never reads the codes' sample: the sample's own scans are
+    gated on the count, and the exact part's `OR` stops at its first arm."""
+    large = f"(SELECT n FROM counted) > {EXACT_UP_TO}" if counted else "true"
+    informative = "(SELECT informative FROM cut)"
+    if coded:
+        exact_gate = f"AND (NOT {large} OR NOT {informative})"
+        coded_gate = f"AND {large} AND {informative}"
+    else:
+        exact_gate = coded_gate = ""
+    parts = [_EXACT.format(scope=scope, gate=exact_gate)]
+    if coded:
+        parts.append(_CODED.format(scope=scope, gate=coded_gate))
     parts.append(_ENDING.format(scope=scope))
     size = "(SELECT n FROM counted)" if counted else "NULL::bigint"
     ctes = [_COUNTED.format(scope=scope)] if counted else []
     if coded:
         known = "(SELECT n FROM counted)" if counted else "%(scope_size)s"
-        ctes.append(_CODED_CUT.format(scope=scope, gate=coded_gate, size=known))
+        sample_gate = f"AND {large}" if counted else ""
+        ctes.append(
+            _CODED_CUT.format(scope=scope, gate=sample_gate, size=known, informative=coded_gate)
+        )
     return f"""
 WITH {"".join(cte + "," for cte in ctes)} ranked AS ({" UNION ALL ".join(parts)}
 )
@@ -262,7 +290,7 @@ plan whose day is ahead) are dropped: the write path's neighbours are facts that
 
 NEAREST_DENSE = {
     kind: f"""
-WITH nearest AS ({_nearest(clause, counted=True, exact=True, coded=True)})
+WITH nearest AS ({_nearest(clause, counted=True, coded=True)})
 SELECT {FACT_COLUMNS}, {EXACT_SIMILARITY} AS similarity
 FROM nearest JOIN facts USING (id)
 WHERE {LIVE}
@@ -478,21 +506,22 @@ def _dense(scope: str, nearest: str, episode_time: str = "") -> str:
 
 
 DENSE_COUNTED = {
-    kind: _dense(clause, _nearest(clause, counted=True, exact=True, coded=True))
+    kind: _dense(clause, _nearest(clause, counted=True, coded=True))
     for kind, clause in _READ_SCOPE.items()
 }
 """Embeddings the covering indexes hold, for a scope whose size this process does not know:
 index-only scans, and the count (`scope_facts`) that chooses between them."""
 DENSE_EXACT = {
-    kind: _dense(clause, _nearest(clause, counted=False, exact=True, coded=False))
+    kind: _dense(clause, _nearest(clause, counted=False, coded=False))
     for kind, clause in _READ_SCOPE.items()
 }
 """`DENSE_COUNTED` for a scope known to hold at most `EXACT_UP_TO` facts: no count."""
 DENSE_CODED = {
-    kind: _dense(clause, _nearest(clause, counted=False, exact=False, coded=True))
+    kind: _dense(clause, _nearest(clause, counted=False, coded=True))
     for kind, clause in _READ_SCOPE.items()
 }
-"""`DENSE_COUNTED` for a scope known to hold more: the codes' prefilter, no count."""
+"""`DENSE_COUNTED` for a scope known to hold more: the codes' prefilter (or the exact read, when
+the codes cannot rank the scope), no count."""
 DENSE_WIDE = {
     kind: _dense(clause, _FACT_SCAN.format(scope=clause, live=LIVE_OR_PLANNED))
     for kind, clause in _READ_SCOPE.items()

@@ -53,6 +53,62 @@ def test_a_user_past_the_exact_limit_still_gets_its_nearest_facts(
     scans = [line for line in text.splitlines() if "Index Only Scan using facts_live_bits" in line]
     assert len(scans) == 3, text  # the sample, the codes within the cut, every code
     assert ["never executed" in line for line in scans] == [False, False, True], text
+    exact = [line for line in text.splitlines() if "using facts_live_halves" in line]
+    assert len(exact) == 1, text
+    assert "never executed" in exact[0], text
+
+
+def test_codes_that_share_most_signs_leave_a_large_user_ranked_exactly(
+    pool: ConnectionPool[Any],
+) -> None:
+    """Vectors in one narrow cone, as sentence embedders make them, share most of their signs, so
+    their codes cannot tell the nearest from the rest (`fact_sql.CODES_SPREAD`): the scope is
+    ranked on every vector, and recall returns an exact scan's nearest facts."""
+    scope = Scope.for_user("acme", "narrow-hoarder")
+    rng = random.Random(17)
+    vectors = [
+        _unit([1.0 + 0.2 * rng.gauss(0.0, 1.0) for _ in range(DIM)])
+        for _ in range(EXACT_UP_TO + 50)
+    ]
+    facts = [
+        NewFact(text=f"note {i}", category=FactCategory.EVENT, confidence=0.8)
+        for i in range(len(vectors))
+    ]
+    memory = LongTermMemory(pool, recipe=RecallRecipe(methods=(Method.DENSE,), k=10))
+    memory.ingest(scope, facts, embeddings=vectors)
+    stored = [[float(array("f", [x])[0]) for x in vector] for vector in vectors]
+    for _ in range(3):
+        query = _unit([1.0 + 0.2 * rng.gauss(0.0, 1.0) for _ in range(DIM)])
+        cosines = [sum(a * b for a, b in zip(v, query, strict=True)) for v in stored]
+        nearest = sorted(range(len(vectors)), key=lambda i: -cosines[i])[:10]
+        for _ in ("counted", "sized"):
+            found = memory.recall(scope, "which note?", query_embedding=query)
+            assert [int(r.fact.text.split()[1]) for r in found.facts] == nearest
+
+
+def test_a_scope_within_the_exact_limit_never_reads_the_codes_sample(
+    pool: ConnectionPool[Any],
+) -> None:
+    """The statement that counts the scope reads the codes' sample only past `EXACT_UP_TO`: a
+    small user pays for the count alone."""
+    scope = Scope.for_user("acme", "modest")
+    rng = random.Random(23)
+    vectors = [unit_vector(rng, DIM) for _ in range(60)]
+    facts = [
+        NewFact(text=f"note {i}", category=FactCategory.EVENT, confidence=0.8)
+        for i in range(len(vectors))
+    ]
+    LongTermMemory(pool).ingest(scope, facts, embeddings=vectors)
+    recipe = RecallRecipe(methods=(Method.DENSE,))
+    plan = plan_recall(scope, "which note?", recipe=recipe, embedder=None,
+                       now=datetime.now(UTC), query_embedding=vectors[0])  # fmt: skip
+    assert plan.size is None
+    _, statement, params, _ = next(r for r in reads(plan) if r[0] == "dense")
+    with scoped(pool, scope) as conn:
+        text = explain_generic(conn, statement, params, "(ANALYZE, COSTS OFF, TIMING OFF)")
+    scans = [line for line in text.splitlines() if "Index Only Scan using facts_live_bits" in line]
+    assert len(scans) == 4, text  # the count, the sample, the codes within the cut, every code
+    assert ["never executed" in line for line in scans] == [False, True, True, True], text
 
 
 def test_codes_sampled_nearer_than_the_rest_do_not_hide_the_nearest_fact(
