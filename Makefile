@@ -64,6 +64,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.connections --json bench/out/connections.json
 	$(BIN)/python -m bench.locomo --data $(LOCOMO) --json bench/out/locomo.json
 	$(BIN)/python -m bench.duplicates --data $(LOCOMO) --json bench/out/duplicates.json
+	$(BIN)/python -m bench.sign_codes --data $(LOCOMO) --json bench/out/sign_codes.json
 	$(BIN)/python -m bench.subagents --data $(LOCOMO) --json bench/out/subagents.json
 	$(BIN)/python -m bench.recall_latency --json bench/out/recall_latency.json  # ~25 min at 1M
 
