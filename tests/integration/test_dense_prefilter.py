@@ -32,12 +32,7 @@ def test_a_user_past_the_exact_limit_still_gets_its_nearest_facts(
 ) -> None:
     rng = random.Random(3)
     vectors = [unit_vector(rng, DIM) for _ in range(EXACT_UP_TO + 50)]
-    facts = [
-        NewFact(text=f"note {i}", category=FactCategory.EVENT, confidence=0.8)
-        for i in range(len(vectors))
-    ]
-    memory = LongTermMemory(pool, recipe=RecallRecipe(methods=(Method.DENSE,), k=3))
-    memory.ingest(LARGE, facts, embeddings=vectors)
+    memory = _notes(pool, LARGE, vectors, k=3)
     for wanted in (7, EXACT_UP_TO + 20):
         found = memory.recall(LARGE, "which note?", query_embedding=vectors[wanted])
         assert found.facts[0].fact.text == f"note {wanted}"
@@ -70,12 +65,7 @@ def test_codes_that_share_most_signs_leave_a_large_user_ranked_exactly(
         _unit([1.0 + 0.2 * rng.gauss(0.0, 1.0) for _ in range(DIM)])
         for _ in range(EXACT_UP_TO + 50)
     ]
-    facts = [
-        NewFact(text=f"note {i}", category=FactCategory.EVENT, confidence=0.8)
-        for i in range(len(vectors))
-    ]
-    memory = LongTermMemory(pool, recipe=RecallRecipe(methods=(Method.DENSE,), k=10))
-    memory.ingest(scope, facts, embeddings=vectors)
+    memory = _notes(pool, scope, vectors, k=10)
     stored = [[float(array("f", [x])[0]) for x in vector] for vector in vectors]
     for _ in range(3):
         query = _unit([1.0 + 0.2 * rng.gauss(0.0, 1.0) for _ in range(DIM)])
@@ -94,11 +84,7 @@ def test_a_scope_within_the_exact_limit_never_reads_the_codes_sample(
     scope = Scope.for_user("acme", "modest")
     rng = random.Random(23)
     vectors = [unit_vector(rng, DIM) for _ in range(60)]
-    facts = [
-        NewFact(text=f"note {i}", category=FactCategory.EVENT, confidence=0.8)
-        for i in range(len(vectors))
-    ]
-    LongTermMemory(pool).ingest(scope, facts, embeddings=vectors)
+    _notes(pool, scope, vectors, k=10)
     recipe = RecallRecipe(methods=(Method.DENSE,))
     plan = plan_recall(scope, "which note?", recipe=recipe, embedder=None,
                        now=datetime.now(UTC), query_embedding=vectors[0])  # fmt: skip
@@ -126,15 +112,23 @@ def test_codes_sampled_nearer_than_the_rest_do_not_hide_the_nearest_fact(
     rest = [unit_vector(rng, DIM) for _ in range(EXACT_UP_TO)]
     vectors = same_signs + far + rest + [nearest]
     assert len(same_signs) < RESCORED <= CODES_SAMPLED == len(same_signs) + len(far)
+    memory = _notes(pool, scope, vectors, k=1)
+    for _ in ("counted", "sized"):  # the first read counts the scope, the next is told its size
+        found = memory.recall(scope, "which note?", query_embedding=query)
+        assert found.facts[0].fact.text == f"note {len(vectors) - 1}"
+
+
+def _notes(
+    pool: ConnectionPool[Any], scope: Scope, vectors: list[list[float]], *, k: int
+) -> LongTermMemory:
+    """`vectors` imported as facts "note 0", "note 1", ..., and a dense-only memory recalling k."""
+    memory = LongTermMemory(pool, recipe=RecallRecipe(methods=(Method.DENSE,), k=k))
     facts = [
         NewFact(text=f"note {i}", category=FactCategory.EVENT, confidence=0.8)
         for i in range(len(vectors))
     ]
-    memory = LongTermMemory(pool, recipe=RecallRecipe(methods=(Method.DENSE,), k=1))
     memory.ingest(scope, facts, embeddings=vectors)
-    for _ in ("counted", "sized"):  # the first read counts the scope, the next is told its size
-        found = memory.recall(scope, "which note?", query_embedding=query)
-        assert found.facts[0].fact.text == f"note {len(vectors) - 1}"
+    return memory
 
 
 def _unit(vector: list[float]) -> list[float]:
@@ -150,12 +144,7 @@ def test_a_small_users_similarities_are_exact_though_ranked_at_half_precision(
     scope = Scope.for_user("acme", "precise")
     rng = random.Random(11)
     vectors = [unit_vector(rng, DIM) for _ in range(40)]
-    facts = [
-        NewFact(text=f"note {i}", category=FactCategory.EVENT, confidence=0.8)
-        for i in range(len(vectors))
-    ]
-    memory = LongTermMemory(pool, recipe=RecallRecipe(methods=(Method.DENSE,), k=10))
-    memory.ingest(scope, facts, embeddings=vectors)
+    memory = _notes(pool, scope, vectors, k=10)
     query = unit_vector(rng, DIM)
     found = memory.recall(scope, "which note?", query_embedding=query)
     assert len(found.facts) == 10
