@@ -63,6 +63,7 @@ from recollect.longterm.supersession import ContradictionJudge, Neighbour, decid
 from recollect.longterm.vectors import Vector, VectorTypes, checked, embed_texts, literal
 from recollect.store import clock
 from recollect.store.offload import offloaded, offloaded_unless_light
+from recollect.store.schema.centred_codes import CENTRED_FROM
 from recollect.store.schema.long_term import COVERED_MAX_DIM, MAX_ID_LENGTH
 from recollect.store.scope import ORG_ADMIN, Scope, ScopeKind
 from recollect.store.tenancy import scoped
@@ -386,6 +387,8 @@ class LongTermMemory:
             },
         ).fetchone()
         stored = StoredFact.model_validate(row)
+        if vector is not None and _scope_size(rows) >= CENTRED_FROM:
+            conn.execute(sql.CENTRE_CODES, {**params, "dim": len(vector)})
         if older:
             conn.execute(
                 sql.SUPERSEDE[scope.kind],
@@ -446,6 +449,7 @@ class LongTermMemory:
             )
             for fact, text, vector in zip(facts, texts, vectors, strict=True)
         ]
+        coded = {**params, "dim": next(iter(dims), None)}
         with scoped(self.pool, scope) as conn:
             self._vector_types.register(conn)
             conn.execute(sql.CREATE_INGEST_STAGING)
@@ -453,7 +457,10 @@ class LongTermMemory:
                 copy.set_types(list(sql.COPY_FACT_TYPES))
                 for row in rows:
                     copy.write_row(row)
-            conn.execute(sql.MOVE_INGESTED_FACTS)
+            conn.execute(sql.LOCK_USER, params)  # a centre recorded meanwhile is seen
+            if dims:
+                conn.execute(sql.CENTRE_CODES_BEFORE_IMPORT, coded)
+            conn.execute(sql.MOVE_INGESTED_FACTS, coded)
         while self.persist_encodings(scope) == PENDING_LIMIT:
             pass  # a large import is encoded in chunks, each its own short transaction
         return len(rows)
@@ -657,6 +664,11 @@ class LongTermMemory:
             fetched = await afetch_from(apool, plan)
         counted(plan, fetched, self._sizes)
         return await offloaded_unless_light(finishes_lightly(fetched), finish_recall, plan, fetched)
+
+
+def _scope_size(neighbours: list[dict[str, Any]]) -> int:
+    """The scope's size as the dense neighbour read counted it (0 when it read none)."""
+    return max((int(r.get("scope_facts") or 0) for r in neighbours), default=0)
 
 
 def _is_uuid(text: str) -> bool:

@@ -30,6 +30,7 @@ USER_TABLES: tuple[str, ...] = (
     "fact_encodings",
     "fact_words",
     "worded_scopes",
+    "code_centres",
     "memory_traces",
     "store_items",
     "facts",

@@ -34,6 +34,7 @@ from recollect.store.roles import RoleNames, app_uri, login_hint, role_names
 from recollect.store.schema.approval_authority import APPROVAL_AUTHORITY_SQL
 from recollect.store.schema.approvals import CREATE_APPROVALS
 from recollect.store.schema.authorship import AUTHORSHIP_SQL
+from recollect.store.schema.centred_codes import CENTRED_CODES_SQL
 from recollect.store.schema.checkpoints import CHECKPOINTS_BEHIND_RLS
 from recollect.store.schema.core import PROTECT_FUNCTION, THREADS
 from recollect.store.schema.covering_reads import COVERING_READS_SQL
@@ -183,6 +184,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         31,
         "a fact's start is filled in only when it is inserted without one",
         VALID_FROM_WHEN_MISSING_SQL,
+    ),
+    Migration(
+        32,
+        "a large user's binary codes are the signs of their vectors less the user's mean",
+        CENTRED_CODES_SQL,
     ),
 )
 

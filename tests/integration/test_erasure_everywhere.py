@@ -12,6 +12,7 @@ from recollect.longterm.facts import LongTermMemory
 from recollect.privacy.forget import CHECKPOINT_TABLES, USER_TABLES, forget_user
 from recollect.store.schema.fact_words import WORDED_FROM
 from recollect.store.scope import Scope
+from tests.support.code_centres import record_centre
 from tests.support.db import all_rows
 from tests.support.tenant_data import populate_user
 from tests.support.word_facts import ingest_word_facts
@@ -39,8 +40,9 @@ def test_forget_empties_every_store_and_touches_no_one_else(
 ) -> None:
     ana = populate_user(pool, checkpointer, ANA)
     others = {scope: populate_user(pool, checkpointer, scope) for scope in (BO, CAROL)}
-    for scope in (ANA, BO):  # enough facts to have their words listed
+    for scope in (ANA, BO):  # enough facts to have their words listed, and a code centre
         ingest_word_facts(LongTermMemory(pool), scope, WORDED_FROM, random.Random(3), 8)
+        record_centre(pool, scope, [0.5] * 8)
     ana_threads = [ana["thread"], ana["approval_thread"]]
     before = _counts(pool, ANA, ana_threads)
     empty = [table for table, n in before.items() if n == 0]

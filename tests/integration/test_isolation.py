@@ -27,14 +27,15 @@ from recollect.store.scope import ORG_ADMIN, ORG_OWNER, REVIEWER, Scope
 from recollect.store.tenancy import scoped
 from recollect.store.threads import claim_thread, list_threads
 from recollect.trace.store import PendingTrace, thread_traces, write_turns
+from tests.support.code_centres import record_centre
 from tests.support.db import all_rows
 from tests.support.tenant_data import queue_job_and_refund
 
 ORGS, USERS_PER_ORG, FACTS_PER_USER, READS = 5, 10, 20, 10_000
 LARGE_USER = "user-1"
 """In each organisation, the user with enough facts to have their words listed."""
-LISTED_ONLY = frozenset({"fact_words", "worded_scopes"})
-"""Tables that hold rows only for a user whose words are listed."""
+LISTED_ONLY = frozenset({"fact_words", "worded_scopes", "code_centres"})
+"""Tables that hold rows only for a user whose words are listed or whose codes are centred."""
 DIM = 8
 WORDS = ["tea", "coffee", "lisbon", "rust", "python", "marathon", "jazz", "nuts", "cats", "hiking"]
 USER_DATA_TABLES = """
@@ -85,6 +86,7 @@ def _populate(pool: ConnectionPool[Any], rng: random.Random) -> None:
                 for i in range(WORDED_FROM)
             ]  # fmt: skip
             memory.ingest(scope, filler, [[rng.random() for _ in range(DIM)] for _ in filler])
+            record_centre(pool, scope, [0.5] * DIM)  # as past `CENTRED_FROM` facts
         memory.set_profile(scope, [ProfileEntry(key="name", value=tag)])
         memory.record_episode(scope, NewEpisode(summary=f"{tag} talked about tea"))
         store.put((scope.org_id, scope.user_id, "facts", "notes"), "seat",

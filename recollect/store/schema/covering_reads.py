@@ -18,7 +18,9 @@ read from the heap through `facts_ending`, which holds nothing else and costs in
 scan matches the query's width inside the index instead of calling `vector_dims` on every row.
 
 `embedding_bits` is pgvector's `binary_quantize` of the embedding, zero-padded to
-`COVERED_MAX_DIM` bits (64 bytes), a stored generated column, so every write path fills it. A
+`COVERED_MAX_DIM` bits (64 bytes), a stored generated column, so every write path fills it
+(since `schema.centred_codes`, the write statements and a trigger fill it, and a large user's
+are taken less their mean). A
 user with more unended facts than `fact_sql.EXACT_UP_TO` is ranked by Hamming distance over
 `facts_live_bits` (64 bytes a fact instead of 1.5 KB) and only the best `fact_sql.RESCORED` are
 scored exactly.
@@ -52,10 +54,6 @@ reads meant for each spell them: a generic plan expects one row of the user, and
 any index whose predicate a read implies, plus a heap fetch, costs less on paper than the right
 covering index; for a user of 10,000 facts it reads 10,000 heap rows (one test per index holds
 every read to its own, `tests/integration/test_covering_reads.py`)."""
-QUERY_BITS = f"(SELECT binary_quantize(%(vector)s::vector)::varbit::bit({COVERED_MAX_DIM}))"
-"""The query's code, padded as `embedding_bits` is. A scalar subquery, so it is made once per
-read: on a generic plan the bare expression was made again for every row it was compared with,
-about 0.45 us each: 46 of the 87 ms the dense read of a 100,000-fact user took."""
 TOAST_TUPLE_TARGET = 4080
 """Half a page: a 512-dimension row with a 2,000-character sentence still fits."""
 

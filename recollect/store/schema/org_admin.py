@@ -16,9 +16,9 @@ from __future__ import annotations
 from recollect.store.schema.long_term import MAX_ID_LENGTH
 from recollect.store.scope import ORG_OWNER
 
-_SHARED = f"user_id = '{ORG_OWNER}' AND org_id = current_setting('app.org_id', true)"
-_ORG_ADMIN_WRITER = (
-    f"{_SHARED} AND current_setting('app.scope_kind', true) = 'org' "
+SHARED_ROWS = f"user_id = '{ORG_OWNER}' AND org_id = current_setting('app.org_id', true)"
+ORG_ADMIN_WRITER = (
+    f"{SHARED_ROWS} AND current_setting('app.scope_kind', true) = 'org' "
     "AND current_setting('app.org_admin', true) = 'on'"
 )
 
@@ -28,10 +28,10 @@ def _writer_policies(table: str) -> str:
 DROP POLICY org_shared_inserts ON {table};
 DROP POLICY org_shared_updates ON {table};
 DROP POLICY org_shared_deletes ON {table};
-CREATE POLICY org_shared_inserts ON {table} FOR INSERT WITH CHECK ({_ORG_ADMIN_WRITER});
-CREATE POLICY org_shared_updates ON {table} FOR UPDATE USING ({_ORG_ADMIN_WRITER})
-    WITH CHECK ({_ORG_ADMIN_WRITER});
-CREATE POLICY org_shared_deletes ON {table} FOR DELETE USING ({_ORG_ADMIN_WRITER});
+CREATE POLICY org_shared_inserts ON {table} FOR INSERT WITH CHECK ({ORG_ADMIN_WRITER});
+CREATE POLICY org_shared_updates ON {table} FOR UPDATE USING ({ORG_ADMIN_WRITER})
+    WITH CHECK ({ORG_ADMIN_WRITER});
+CREATE POLICY org_shared_deletes ON {table} FOR DELETE USING ({ORG_ADMIN_WRITER});
 """
 
 

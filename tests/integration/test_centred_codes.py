@@ -1,0 +1,204 @@
+"""A user past `CENTRED_FROM` facts of a width has their codes taken less their own mean, so a
+sentence embedder's vectors, which share most of their signs, can still be ranked by codes."""
+
+from __future__ import annotations
+
+import random
+from array import array
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+import psycopg
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from psycopg import Connection
+from psycopg_pool import ConnectionPool
+
+from recollect.longterm.fact_sql import EXACT_UP_TO
+from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.recall import plan_recall, reads
+from recollect.longterm.recipe import Method, RecallRecipe
+from recollect.longterm.records import FactCategory, NewFact
+from recollect.store import migrations
+from recollect.store.schema.centred_codes import CENTRED_FROM, code
+from recollect.store.scope import Scope
+from recollect.store.server import CONNECTION_KWARGS, with_database
+from recollect.store.tenancy import scoped
+from tests.support import clusters
+from tests.support.code_centres import record_centre
+from tests.support.db import all_rows
+from tests.support.generic_plans import explain_generic
+
+DIM = 64
+TOPICS = 400
+"""Directions in the cone; a user's facts are near copies of them, as real notes cluster."""
+MISCODED = f"""
+SELECT count(*) AS n, count(*) FILTER (WHERE f.embedding_bits IS DISTINCT FROM
+       {code("f.embedding", "c.centre")}) AS miscoded
+FROM facts AS f LEFT JOIN code_centres AS c
+  ON c.org_id = f.org_id AND c.user_id = f.user_id AND c.embedding_dim = f.embedding_dim
+WHERE f.org_id = %s AND f.user_id = %s
+"""
+"""How many of a user's facts there are, and how many lack the code of their vector less their
+centre (their own signs where there is none), read past the policies."""
+CENTRES = "SELECT embedding_dim, facts FROM code_centres WHERE org_id = %s AND user_id = %s"
+OLD_FACTS = """
+INSERT INTO facts (org_id, user_id, category, text, confidence, learned_at, last_reinforced_at,
+                   embedding)
+SELECT 'acme', %(user)s, 'event', 'note ' || n.i, 0.8, now(), now(),
+       (SELECT array_agg(1 + 0.2 * random()) FROM generate_series(1, %(dim)s) WHERE n.i > 0)::vector
+FROM generate_series(1, %(count)s) AS n (i)
+"""
+"""Facts in a cone, as a database before centring held them (written past the policies)."""
+CENTRING_MIGRATION = 32
+HAND_WRITTEN = """
+INSERT INTO facts (org_id, user_id, category, text, confidence, learned_at,
+                   last_reinforced_at, embedding)
+VALUES (%s, %s, 'event', %s, 0.8, now(), now(), %s::vector)
+"""
+
+
+def test_the_codes_rank_a_cone_once_its_user_is_centred(pool: ConnectionPool[Any]) -> None:
+    """Vectors in one narrow cone share most of their signs: the import that takes their user
+    past `CENTRED_FROM` records their mean and codes every fact less it (those stored before it
+    and its own), and the coded read (not the exact one) returns an exact scan's nearest."""
+    scope = Scope.for_user("acme", "cone")
+    rng = random.Random(17)
+    topics = [_cone(rng) for _ in range(TOPICS)]
+    vectors = [_cone(rng, topics[i % TOPICS]) for i in range(CENTRED_FROM + 50)]
+    memory = _notes(pool, scope, vectors[:15_000], k=10)
+    assert all_rows(pool, CENTRES, "acme", "cone") == []
+    memory.ingest(scope, _facts(15_000, len(vectors)), embeddings=vectors[15_000:])
+    assert all_rows(pool, CENTRES, "acme", "cone") == [
+        {"embedding_dim": DIM, "facts": len(vectors)}
+    ]
+    assert all_rows(pool, MISCODED, "acme", "cone") == [{"n": len(vectors), "miscoded": 0}]
+    stored = [[float(array("f", [x])[0]) for x in vector] for vector in vectors]
+    for topic in topics[:3]:
+        query = _cone(rng, topic)
+        cosines = [sum(a * b for a, b in zip(v, query, strict=True)) for v in stored]
+        nearest = sorted(range(len(vectors)), key=lambda i: -cosines[i])[:10]
+        for _ in ("counted", "sized"):
+            found = memory.recall(scope, "which note?", query_embedding=query)
+            assert [int(r.fact.text.split()[1]) for r in found.facts] == nearest
+    text = _dense_plan(pool, scope, query, len(vectors))
+    exact = [line for line in text.splitlines() if "using facts_live_halves" in line]
+    assert len(exact) == 1, text
+    assert "never executed" in exact[0], text
+
+
+def test_remember_centres_the_user_it_takes_past_the_limit(pool: ConnectionPool[Any]) -> None:
+    """An import up to `CENTRED_FROM` facts leaves the plain signs; the fact `remember` adds
+    after it records the centre and recodes the user's facts, the new one too."""
+    scope = Scope.for_user("acme", "one-more")
+    rng = random.Random(29)
+    _notes(pool, scope, [_cone(rng) for _ in range(CENTRED_FROM)], k=10)
+    assert all_rows(pool, CENTRES, "acme", "one-more") == []
+    before = all_rows(pool, MISCODED, "acme", "one-more")
+    assert before == [{"n": CENTRED_FROM, "miscoded": 0}]  # their own signs, without a centre
+    writer = LongTermMemory(pool, embedder=DeterministicFakeEmbedding(size=DIM))
+    writer.remember(scope, NewFact(text="one more note", category=FactCategory.EVENT))
+    assert [r["facts"] for r in all_rows(pool, CENTRES, "acme", "one-more")] == [CENTRED_FROM + 1]
+    after = all_rows(pool, MISCODED, "acme", "one-more")
+    assert after == [{"n": CENTRED_FROM + 1, "miscoded": 0}]
+
+
+def test_a_fact_written_by_hand_is_coded_as_the_engine_codes_it(
+    pool: ConnectionPool[Any],
+) -> None:
+    """SQL of one's own fills the code through the trigger: the plain signs for a user without
+    a centre, the signs less the centre for one with it, and again when the embedding changes."""
+    plain, centred = Scope.for_user("acme", "plain"), Scope.for_user("acme", "centred")
+    rng = random.Random(41)
+    record_centre(pool, centred, _cone(rng))
+    for scope in (plain, centred):
+        memory = LongTermMemory(pool)
+        memory.ingest(scope, [NewFact(text="imported", category=FactCategory.EVENT)], [_cone(rng)])
+        with scoped(pool, scope) as conn:
+            _write_by_hand(conn, scope, rng)
+            conn.execute(
+                "UPDATE facts SET embedding = %s::vector WHERE text = 'imported'",
+                (_literal(_cone(rng)),),
+            )
+        assert all_rows(pool, MISCODED, scope.org_id, scope.user_id) == [{"n": 2, "miscoded": 0}]
+    with scoped(pool, plain) as conn:
+        row = conn.execute(
+            "SELECT embedding_bits = binary_quantize(embedding)::varbit::bit(512) AS plain"
+            " FROM facts WHERE text = 'by hand'"
+        ).fetchone()
+    assert row == {"plain": True}
+
+
+def test_the_centres_are_the_read_thresholds() -> None:
+    """Codes are centred where recall starts to read them."""
+    assert CENTRED_FROM == EXACT_UP_TO
+
+
+def _write_by_hand(conn: Connection[Any], scope: Scope, rng: random.Random) -> None:
+    conn.execute(HAND_WRITTEN, (scope.org_id, scope.user_id, "by hand", _literal(_cone(rng))))
+
+
+def _cone(rng: random.Random, topic: list[float] | None = None) -> list[float]:
+    """A unit vector near the all-ones direction, as a sentence embedder's lie near their mean:
+    a new direction, or a near copy of `topic`."""
+    if topic is None:
+        vector = [1.0 + 0.2 * rng.gauss(0.0, 1.0) for _ in range(DIM)]
+    else:
+        vector = [x + 0.01 * rng.gauss(0.0, 1.0) for x in topic]
+    norm = sum(x * x for x in vector) ** 0.5
+    return [x / norm for x in vector]
+
+
+def _literal(vector: list[float]) -> str:
+    return "[" + ",".join(f"{x:.7f}" for x in vector) + "]"
+
+
+def _notes(
+    pool: ConnectionPool[Any], scope: Scope, vectors: list[list[float]], *, k: int
+) -> LongTermMemory:
+    memory = LongTermMemory(pool, recipe=RecallRecipe(methods=(Method.DENSE,), k=k))
+    memory.ingest(scope, _facts(0, len(vectors)), embeddings=vectors)
+    return memory
+
+
+def _facts(start: int, stop: int) -> list[NewFact]:
+    """Facts "note start" to "note stop - 1"."""
+    return [
+        NewFact(text=f"note {i}", category=FactCategory.EVENT, confidence=0.8)
+        for i in range(start, stop)
+    ]
+
+
+def _dense_plan(pool: ConnectionPool[Any], scope: Scope, query: list[float], size: int) -> str:
+    recipe = RecallRecipe(methods=(Method.DENSE,))
+    plan = plan_recall(scope, "which note?", recipe=recipe, embedder=None,
+                       now=datetime.now(UTC), query_embedding=query)  # fmt: skip
+    _, statement, params, _ = next(r for r in reads(replace(plan, size=size)) if r[0] == "dense")
+    with scoped(pool, scope) as conn:
+        return explain_generic(conn, statement, params, "(ANALYZE, COSTS OFF, TIMING OFF)")
+
+
+def test_an_upgrade_centres_the_users_already_past_the_limit(postgres_server: str) -> None:
+    """Migration 32, run by an owner without superuser: a user already past `CENTRED_FROM`
+    gets a centre and every fact coded less it; a smaller user keeps the plain signs; no fact
+    is lost."""
+    name = f"centring_{id(object())}"
+    owner = clusters.owned_database(postgres_server, name, clusters.MIGRATING_OWNER)
+    admin = with_database(postgres_server, name)
+    try:
+        with psycopg.connect(owner, **CONNECTION_KWARGS) as conn:
+            assert migrations.setup(conn, up_to=CENTRING_MIGRATION - 1) == CENTRING_MIGRATION - 1
+        with psycopg.connect(admin, **CONNECTION_KWARGS) as conn:
+            for user, count in (("large", CENTRED_FROM + 1), ("small", 30)):
+                conn.execute(OLD_FACTS, {"user": user, "count": count, "dim": DIM})
+        with psycopg.connect(owner, **CONNECTION_KWARGS) as conn:
+            assert migrations.setup(conn) == migrations.latest_version()
+        with psycopg.connect(admin, **CONNECTION_KWARGS) as conn:
+            centres = conn.execute("SELECT user_id, facts FROM code_centres").fetchall()
+            assert centres == [{"user_id": "large", "facts": CENTRED_FROM + 1}]
+            for user, count in (("large", CENTRED_FROM + 1), ("small", 30)):
+                row = conn.execute(MISCODED, ("acme", user)).fetchone()
+                assert row == {"n": count, "miscoded": 0}
+    finally:
+        with psycopg.connect(postgres_server, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
