@@ -51,6 +51,10 @@ FROM generate_series(1, %(count)s) AS n (i)
 """
 """Facts in a cone, as a database before centring held them (written past the policies)."""
 CENTRING_MIGRATION = 32
+ALL_VISIBLE = (
+    "SELECT relpages > 0 AND relallvisible = relpages AS all_visible FROM pg_class"
+    " WHERE relname = 'facts'"
+)
 HAND_WRITTEN = """
 INSERT INTO facts (org_id, user_id, category, text, confidence, learned_at,
                    last_reinforced_at, embedding)
@@ -181,7 +185,7 @@ def _dense_plan(pool: ConnectionPool[Any], scope: Scope, query: list[float], siz
 def test_an_upgrade_centres_the_users_already_past_the_limit(postgres_server: str) -> None:
     """Migration 32, run by an owner without superuser: a user already past `CENTRED_FROM`
     gets a centre and every fact coded less it; a smaller user keeps the plain signs; no fact
-    is lost."""
+    is lost; and the rewritten table is vacuumed."""
     name = f"centring_{id(object())}"
     owner = clusters.owned_database(postgres_server, name, clusters.MIGRATING_OWNER)
     admin = with_database(postgres_server, name)
@@ -199,6 +203,8 @@ def test_an_upgrade_centres_the_users_already_past_the_limit(postgres_server: st
             for user, count in (("large", CENTRED_FROM + 1), ("small", 30)):
                 row = conn.execute(MISCODED, ("acme", user)).fetchone()
                 assert row == {"n": count, "miscoded": 0}
+            visible = conn.execute(ALL_VISIBLE).fetchone()
+            assert visible == {"all_visible": True}  # vacuumed: the covering indexes answer alone
     finally:
         with psycopg.connect(postgres_server, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
