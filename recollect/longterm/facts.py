@@ -457,10 +457,11 @@ class LongTermMemory:
                 copy.set_types(list(sql.COPY_FACT_TYPES))
                 for row in rows:
                     copy.write_row(row)
-            conn.execute(sql.LOCK_USER, params)  # a centre recorded meanwhile is seen
-            if dims:
-                conn.execute(sql.CENTRE_CODES_BEFORE_IMPORT, coded)
-            conn.execute(sql.MOVE_INGESTED_FACTS, coded)
+            with conn.pipeline():  # one round trip; the lock first, so a centre is seen
+                conn.execute(sql.LOCK_USER, params)
+                if dims:
+                    conn.execute(sql.CENTRE_CODES_BEFORE_IMPORT, coded)
+                conn.execute(sql.MOVE_INGESTED_FACTS, coded)
         while self.persist_encodings(scope) == PENDING_LIMIT:
             pass  # a large import is encoded in chunks, each its own short transaction
         return len(rows)
