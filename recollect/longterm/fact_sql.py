@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import hashlib
 
-from recollect.store.schema.centred_codes import CENTRED_FROM, centre_of, code
+from recollect.store.schema.centred_codes import (
+    CENTRED_BELOW,
+    CENTRED_FROM,
+    SPREAD_SAMPLED,
+    centre_of,
+    code,
+    plain_spread,
+)
 from recollect.store.schema.covering_reads import (
     CODED,
     COVERED,
@@ -17,6 +24,7 @@ from recollect.store.schema.covering_reads import (
     WORDED,
 )
 from recollect.store.schema.half_vectors import HALVED, QUERY_HALF
+from recollect.store.schema.long_term import COVERED_MAX_DIM
 from recollect.store.schema.plan_days import PLAN_DAY
 from recollect.store.scope import ScopeKind
 
@@ -475,9 +483,22 @@ _STAGED = "FROM facts_ingest WHERE embedding IS NOT NULL AND vector_dims(embeddi
 def _centre_codes(*, staged: bool) -> str:
     """Once the user's unended facts of the width pass `CENTRED_FROM` (with `staged`, counting
     the rows an import is about to move as well), their mean (of the unit vectors) is recorded
-    and every fact of the user of that width is coded less it (`schema.centred_codes`)."""
+    and every fact of the user of that width is coded less it (`schema.centred_codes`); unless
+    their plain codes split them already (`CENTRED_BELOW`), and then a NULL centre is recorded
+    and no fact is coded again."""
     staged_count = f" + (SELECT count(*) {_STAGED})" if staged else ""
     staged_vectors = f" UNION ALL SELECT l2_normalize(embedding) {_STAGED}" if staged else ""
+    staged_codes = (
+        f" UNION ALL (SELECT binary_quantize(embedding)::varbit::bit({COVERED_MAX_DIM}) {_STAGED}"
+        f" AND (SELECT n FROM counted) > {CENTRED_FROM})"
+        if staged
+        else ""
+    )
+    stored_codes = f"""(SELECT embedding_bits FROM facts
+        WHERE org_id = %(org_id)s AND user_id = %(user_id)s AND {UNENDED} AND {COVERED}
+          AND {CODED} AND {SAME_WIDTH} AND (SELECT n FROM counted) > {CENTRED_FROM}
+        LIMIT {SPREAD_SAMPLED})"""
+    spread = plain_spread(stored_codes + staged_codes, "%(dim)s::float8")
     return f"""
 WITH missing AS MATERIALIZED (
     SELECT NOT EXISTS (SELECT 1 FROM code_centres WHERE org_id = %(org_id)s
@@ -491,9 +512,13 @@ counted AS MATERIALIZED (
         LIMIT {CENTRED_FROM + 1}
     ) AS capped
 ),
+plain AS MATERIALIZED (
+    SELECT {spread} AS spread
+),
 centre AS (
     INSERT INTO code_centres (org_id, user_id, embedding_dim, centre, facts)
-    SELECT %(org_id)s, %(user_id)s, %(dim)s, avg(unit), count(*)
+    SELECT %(org_id)s, %(user_id)s, %(dim)s,
+           CASE WHEN (SELECT spread FROM plain) < {CENTRED_BELOW} THEN avg(unit) END, count(*)
     FROM (SELECT embedding_half::vector AS unit FROM facts
           WHERE org_id = %(org_id)s AND user_id = %(user_id)s AND {UNENDED} AND {COVERED}
             AND {HALVED} AND {SAME_WIDTH}{staged_vectors}) AS units
@@ -504,7 +529,8 @@ centre AS (
 )
 UPDATE facts SET embedding_bits = {code("embedding", "(SELECT centre FROM centre)")}
 WHERE org_id = %(org_id)s AND user_id = %(user_id)s AND embedding IS NOT NULL
-  AND embedding_dim = %(dim)s::smallint AND EXISTS (SELECT 1 FROM centre)
+  AND embedding_dim = %(dim)s::smallint
+  AND EXISTS (SELECT 1 FROM centre WHERE centre IS NOT NULL)
 """
 
 

@@ -34,7 +34,7 @@ from recollect.store.roles import RoleNames, app_uri, login_hint, role_names
 from recollect.store.schema.approval_authority import APPROVAL_AUTHORITY_SQL
 from recollect.store.schema.approvals import CREATE_APPROVALS
 from recollect.store.schema.authorship import AUTHORSHIP_SQL
-from recollect.store.schema.centred_codes import CENTRED_CODES_SQL
+from recollect.store.schema.centred_codes import CENTRED_CODES_SQL, CENTRES_RECORDED
 from recollect.store.schema.checkpoints import CHECKPOINTS_BEHIND_RLS
 from recollect.store.schema.core import PROTECT_FUNCTION, THREADS
 from recollect.store.schema.covering_reads import COVERING_READS_SQL
@@ -99,9 +99,11 @@ class Migration:
     sql: str | Callable[[RoleNames], str]
     checks: tuple[RowCheck, ...] = ()
     vacuums: tuple[str, ...] = ()
-    """Tables whose rows it rewrites: vacuumed once it commits, so the covering indexes answer
-    alone again (a rewritten row's page is not all-visible until a vacuum, and an index-only
-    scan reads the heap for every entry on it)."""
+    """Tables whose rows it may rewrite: vacuumed once it commits, if `rewrote` says it did, so
+    the covering indexes answer alone again (a rewritten row's page is not all-visible until a
+    vacuum, and an index-only scan reads the heap for every entry on it)."""
+    rewrote: str = "SELECT false"
+    """A query of one boolean: whether the migration rewrote rows (asked in its transaction)."""
 
     @property
     def title(self) -> str:
@@ -194,6 +196,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         "a large user's binary codes are the signs of their vectors less the user's mean",
         CENTRED_CODES_SQL,
         vacuums=("facts",),
+        rewrote=CENTRES_RECORDED,
     ),
 )
 
@@ -269,12 +272,13 @@ def setup(conn: Connection[Any], *, up_to: int | None = None) -> int:
         ensure_roles(conn, roles)
         _setup_checkpoints(conn)
         applied = current_version(conn)
-        pending = [m for m in MIGRATIONS if applied < m.version <= target]
-        for migration in pending:
-            _apply(conn, migration, roles)
+        rewritten: set[str] = set()
+        for migration in (m for m in MIGRATIONS if applied < m.version <= target):
+            if _apply(conn, migration, roles):
+                rewritten.update(migration.vacuums)
         if target == latest_version():
             grant_rights(conn, roles)
-        _vacuum(conn, sorted({table for m in pending for table in m.vacuums}))
+        _vacuum(conn, sorted(rewritten))
         return current_version(conn)
     finally:
         lock.close()  # ends its transaction, and with it the lock
@@ -289,8 +293,9 @@ def _vacuum(conn: Connection[Any], tables: list[str]) -> None:
         conn.execute(psycopg.sql.SQL("VACUUM (ANALYZE) {}").format(psycopg.sql.Identifier(table)))
 
 
-def _apply(conn: Connection[Any], migration: Migration, roles: RoleNames) -> None:
-    """One migration in one transaction, seeing every row, with its counts checked."""
+def _apply(conn: Connection[Any], migration: Migration, roles: RoleNames) -> bool:
+    """One migration in one transaction, seeing every row, with its counts checked; whether
+    it rewrote rows (`Migration.rewrote`)."""
     try:
         with conn.transaction(), owner_sees_every_row(conn):
             tables_before = table_rows(conn)
@@ -300,6 +305,7 @@ def _apply(conn: Connection[Any], migration: Migration, roles: RoleNames) -> Non
             problem = check_counts(conn, migration.checks, declared, tables_before)
             if problem:
                 raise MigrationError(migration.title, f"{problem}; nothing of it was applied")
+            rewrote = bool(_first(conn.execute(migration.rewrote, prepare=False).fetchone()))
             conn.execute(
                 "INSERT INTO recollect_migrations (version, name) VALUES (%s, %s)",
                 (migration.version, migration.name),
@@ -308,6 +314,7 @@ def _apply(conn: Connection[Any], migration: Migration, roles: RoleNames) -> Non
         raise MigrationError(
             migration.title, f"{first_line(exc)}; nothing of it was applied"
         ) from exc
+    return rewrote
 
 
 def _setup_checkpoints(conn: Connection[Any]) -> None:

@@ -14,13 +14,13 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
-from recollect.longterm.fact_sql import EXACT_UP_TO
+from recollect.longterm.fact_sql import CODES_SPREAD, EXACT_UP_TO
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.recall import plan_recall, reads
 from recollect.longterm.recipe import Method, RecallRecipe
 from recollect.longterm.records import FactCategory, NewFact
 from recollect.store import migrations
-from recollect.store.schema.centred_codes import CENTRED_FROM, code
+from recollect.store.schema.centred_codes import CENTRED_BELOW, CENTRED_FROM, code
 from recollect.store.scope import Scope
 from recollect.store.server import CONNECTION_KWARGS, with_database
 from recollect.store.tenancy import scoped
@@ -28,6 +28,7 @@ from tests.support import clusters
 from tests.support.code_centres import record_centre
 from tests.support.db import all_rows
 from tests.support.generic_plans import explain_generic
+from tests.support.word_facts import unit_vector
 
 DIM = 64
 TOPICS = 400
@@ -41,15 +42,27 @@ WHERE f.org_id = %s AND f.user_id = %s
 """
 """How many of a user's facts there are, and how many lack the code of their vector less their
 centre (their own signs where there is none), read past the policies."""
-CENTRES = "SELECT embedding_dim, facts FROM code_centres WHERE org_id = %s AND user_id = %s"
+CENTRES = (
+    "SELECT embedding_dim, facts, centre IS NOT NULL AS centred FROM code_centres"
+    " WHERE org_id = %s AND user_id = %s"
+)
+XMINS = "SELECT count(DISTINCT xmin::text) AS writes FROM facts WHERE org_id = %s AND user_id = %s"
+"""How many transactions wrote the user's current rows: a fact coded again is written anew."""
+FIRST_IMPORT = " AND split_part(text, ' ', 2)::int < 15000"
 OLD_FACTS = """
 INSERT INTO facts (org_id, user_id, category, text, confidence, learned_at, last_reinforced_at,
                    embedding)
 SELECT 'acme', %(user)s, 'event', 'note ' || n.i, 0.8, now(), now(),
-       (SELECT array_agg(1 + 0.2 * random()) FROM generate_series(1, %(dim)s) WHERE n.i > 0)::vector
+       (SELECT array_agg(%(low)s + random()) FROM generate_series(1, %(dim)s) WHERE n.i > 0)::vector
 FROM generate_series(1, %(count)s) AS n (i)
 """
-"""Facts in a cone, as a database before centring held them (written past the policies)."""
+"""Facts as a database before centring held them (written past the policies): components from
+`low` to `low` + 1, all positive (a cone) from 0, any sign from -0.5."""
+OLD_USERS = (
+    ("large", CENTRED_FROM + 1, 0.0),
+    ("spread", CENTRED_FROM + 1, -0.5),
+    ("small", 30, 0.0),
+)
 CENTRING_MIGRATION = 32
 ALL_VISIBLE = (
     "SELECT relpages > 0 AND relallvisible = relpages AS all_visible FROM pg_class"
@@ -74,7 +87,7 @@ def test_the_codes_rank_a_cone_once_its_user_is_centred(pool: ConnectionPool[Any
     assert all_rows(pool, CENTRES, "acme", "cone") == []
     memory.ingest(scope, _facts(15_000, len(vectors)), embeddings=vectors[15_000:])
     assert all_rows(pool, CENTRES, "acme", "cone") == [
-        {"embedding_dim": DIM, "facts": len(vectors)}
+        {"embedding_dim": DIM, "facts": len(vectors), "centred": True}
     ]
     assert all_rows(pool, MISCODED, "acme", "cone") == [{"n": len(vectors), "miscoded": 0}]
     stored = [[float(array("f", [x])[0]) for x in vector] for vector in vectors]
@@ -91,6 +104,23 @@ def test_the_codes_rank_a_cone_once_its_user_is_centred(pool: ConnectionPool[Any
     assert "never executed" in exact[0], text
 
 
+def test_codes_that_split_their_facts_already_stay_plain(pool: ConnectionPool[Any]) -> None:
+    """Vectors in every direction: the plain codes already differ in about half their signs, so
+    the user passing `CENTRED_FROM` records a NULL centre, and no fact is coded again."""
+    scope = Scope.for_user("acme", "everywhere")
+    rng = random.Random(31)
+    vectors = [unit_vector(rng, DIM) for _ in range(CENTRED_FROM + 50)]
+    memory = _notes(pool, scope, vectors[:15_000], k=10)
+    written = all_rows(pool, XMINS, "acme", "everywhere")
+    memory.ingest(scope, _facts(15_000, len(vectors)), embeddings=vectors[15_000:])
+    assert all_rows(pool, CENTRES, "acme", "everywhere") == [
+        {"embedding_dim": DIM, "facts": len(vectors), "centred": False}
+    ]
+    assert all_rows(pool, MISCODED, "acme", "everywhere") == [{"n": len(vectors), "miscoded": 0}]
+    first = all_rows(pool, XMINS + FIRST_IMPORT, "acme", "everywhere")
+    assert first == written  # the first import's rows were not written again
+
+
 def test_remember_centres_the_user_it_takes_past_the_limit(pool: ConnectionPool[Any]) -> None:
     """An import up to `CENTRED_FROM` facts leaves the plain signs; the fact `remember` adds
     after it records the centre and recodes the user's facts, the new one too."""
@@ -102,7 +132,8 @@ def test_remember_centres_the_user_it_takes_past_the_limit(pool: ConnectionPool[
     assert before == [{"n": CENTRED_FROM, "miscoded": 0}]  # their own signs, without a centre
     writer = LongTermMemory(pool, embedder=DeterministicFakeEmbedding(size=DIM))
     writer.remember(scope, NewFact(text="one more note", category=FactCategory.EVENT))
-    assert [r["facts"] for r in all_rows(pool, CENTRES, "acme", "one-more")] == [CENTRED_FROM + 1]
+    centres = all_rows(pool, CENTRES, "acme", "one-more")
+    assert centres == [{"embedding_dim": DIM, "facts": CENTRED_FROM + 1, "centred": True}]
     after = all_rows(pool, MISCODED, "acme", "one-more")
     assert after == [{"n": CENTRED_FROM + 1, "miscoded": 0}]
 
@@ -133,9 +164,10 @@ def test_a_fact_written_by_hand_is_coded_as_the_engine_codes_it(
     assert row == {"plain": True}
 
 
-def test_the_centres_are_the_read_thresholds() -> None:
-    """Codes are centred where recall starts to read them."""
+def test_the_centres_follow_the_read_thresholds() -> None:
+    """Codes are centred where recall starts to read them, and when they would not be read."""
     assert CENTRED_FROM == EXACT_UP_TO
+    assert CENTRED_BELOW == CODES_SPREAD
 
 
 def _write_by_hand(conn: Connection[Any], scope: Scope, rng: random.Random) -> None:
@@ -183,9 +215,10 @@ def _dense_plan(pool: ConnectionPool[Any], scope: Scope, query: list[float], siz
 
 
 def test_an_upgrade_centres_the_users_already_past_the_limit(postgres_server: str) -> None:
-    """Migration 32, run by an owner without superuser: a user already past `CENTRED_FROM`
-    gets a centre and every fact coded less it; a smaller user keeps the plain signs; no fact
-    is lost; and the rewritten table is vacuumed."""
+    """Migration 32, run by an owner without superuser: a user already past `CENTRED_FROM` whose
+    plain codes share most signs gets a centre and every fact coded less it; one whose codes
+    split their facts, and a smaller user, keep the plain signs; no fact is lost; and the
+    rewritten table is vacuumed."""
     name = f"centring_{id(object())}"
     owner = clusters.owned_database(postgres_server, name, clusters.MIGRATING_OWNER)
     admin = with_database(postgres_server, name)
@@ -193,14 +226,20 @@ def test_an_upgrade_centres_the_users_already_past_the_limit(postgres_server: st
         with psycopg.connect(owner, **CONNECTION_KWARGS) as conn:
             assert migrations.setup(conn, up_to=CENTRING_MIGRATION - 1) == CENTRING_MIGRATION - 1
         with psycopg.connect(admin, **CONNECTION_KWARGS) as conn:
-            for user, count in (("large", CENTRED_FROM + 1), ("small", 30)):
-                conn.execute(OLD_FACTS, {"user": user, "count": count, "dim": DIM})
+            for user, count, low in OLD_USERS:
+                conn.execute(OLD_FACTS, {"user": user, "count": count, "dim": DIM, "low": low})
         with psycopg.connect(owner, **CONNECTION_KWARGS) as conn:
             assert migrations.setup(conn) == migrations.latest_version()
         with psycopg.connect(admin, **CONNECTION_KWARGS) as conn:
-            centres = conn.execute("SELECT user_id, facts FROM code_centres").fetchall()
-            assert centres == [{"user_id": "large", "facts": CENTRED_FROM + 1}]
-            for user, count in (("large", CENTRED_FROM + 1), ("small", 30)):
+            centres = conn.execute(
+                "SELECT user_id, facts, centre IS NOT NULL AS centred FROM code_centres"
+                " ORDER BY user_id"
+            ).fetchall()
+            assert centres == [
+                {"user_id": "large", "facts": CENTRED_FROM + 1, "centred": True},
+                {"user_id": "spread", "facts": CENTRED_FROM + 1, "centred": False},
+            ]
+            for user, count, _ in OLD_USERS:
                 row = conn.execute(MISCODED, ("acme", user)).fetchone()
                 assert row == {"n": count, "miscoded": 0}
             visible = conn.execute(ALL_VISIBLE).fetchone()

@@ -33,6 +33,13 @@ from recollect.store.schema.org_admin import ORG_ADMIN_WRITER, SHARED_ROWS
 CENTRED_FROM = 20_000
 """Unended facts of one width past which a user's codes are centred: `fact_sql.EXACT_UP_TO`,
 where the codes start to rank (a test holds the two equal)."""
+CENTRED_BELOW = 0.4
+"""The share of their signs in which a user's plain codes differ, one from the next, below which
+they are centred: `fact_sql.CODES_SPREAD`, below which the codes are not read (a test holds the
+two equal). Codes that split the facts already (random directions, 0.5; all-MiniLM-L6-v2's,
+0.46) stay as they are: centring them keeps no more of the nearest and rewrites every row."""
+SPREAD_SAMPLED = 2000
+"""Codes whose neighbours in index order are compared to measure the plain codes' spread."""
 
 
 def code(vector: str, centre: str) -> str:
@@ -45,14 +52,30 @@ def code(vector: str, centre: str) -> str:
     )
 
 
+def plain_spread(codes: str, width: str) -> str:
+    """The mean share of signs in which each of the SQL `codes` (a query of `embedding_bits`,
+    in index order) differs from the one before it."""
+    return (
+        f"(SELECT avg(d) FROM (SELECT (embedding_bits <~> lag(embedding_bits) OVER ())::float8"
+        f" / {width} AS d FROM (SELECT embedding_bits FROM ({codes}) AS codes"
+        f" LIMIT {SPREAD_SAMPLED}) AS sampled) AS pairs)"
+    )
+
+
 def centre_of(org_id: str, user_id: str, width: str) -> str:
-    """The centre recorded for the user and the SQL `width`, or NULL."""
+    """The centre recorded for the user and the SQL `width`, or NULL (none, or a NULL centre:
+    their plain codes split their facts already)."""
     return (
         f"(SELECT centre FROM code_centres WHERE org_id = {org_id} AND user_id = {user_id}"
         f" AND embedding_dim = {width})"
     )
 
 
+_LARGE_USERS_SPREAD = plain_spread(
+    "SELECT embedding_bits FROM facts AS f WHERE f.org_id = large.org_id"
+    f" AND f.user_id = large.user_id AND f.embedding_dim = large.embedding_dim AND {UNENDED}",
+    "large.embedding_dim",
+)
 CODE_FACT_SIGNATURE = "recollect_code_fact()"
 _NEW_CODE = code(
     "NEW.embedding", centre_of("NEW.org_id", "NEW.user_id", "vector_dims(NEW.embedding)")
@@ -63,20 +86,23 @@ CREATE TABLE code_centres (
     org_id text NOT NULL,
     user_id text NOT NULL,
     embedding_dim smallint NOT NULL,
-    centre vector NOT NULL,
+    centre vector,
     facts integer NOT NULL,
     centred_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (org_id, user_id, embedding_dim)
 );
 INSERT INTO code_centres (org_id, user_id, embedding_dim, centre, facts)
-SELECT org_id, user_id, embedding_dim, avg(embedding_half)::vector, count(*)
-FROM facts WHERE {UNENDED} AND {COVERED} AND {HALVED}
-GROUP BY org_id, user_id, embedding_dim HAVING count(*) > {CENTRED_FROM};
+SELECT org_id, user_id, embedding_dim,
+       CASE WHEN {_LARGE_USERS_SPREAD} < {CENTRED_BELOW} THEN centre END, n
+FROM (SELECT org_id, user_id, embedding_dim, avg(embedding_half)::vector AS centre, count(*) AS n
+      FROM facts WHERE {UNENDED} AND {COVERED} AND {HALVED}
+      GROUP BY org_id, user_id, embedding_dim HAVING count(*) > {CENTRED_FROM}) AS large;
 
 ALTER TABLE facts ALTER COLUMN embedding_bits DROP EXPRESSION;
 UPDATE facts AS f SET embedding_bits = {code("f.embedding", "c.centre")}
 FROM code_centres AS c
-WHERE f.org_id = c.org_id AND f.user_id = c.user_id AND f.embedding_dim = c.embedding_dim;
+WHERE f.org_id = c.org_id AND f.user_id = c.user_id AND f.embedding_dim = c.embedding_dim
+  AND c.centre IS NOT NULL;
 
 SELECT recollect_protect('code_centres');
 CREATE POLICY org_shared_reads ON code_centres FOR SELECT USING ({SHARED_ROWS});
@@ -96,6 +122,9 @@ CREATE TRIGGER facts_code_when_missing BEFORE INSERT ON facts
 CREATE TRIGGER facts_code_when_embedded BEFORE UPDATE OF embedding ON facts
     FOR EACH ROW EXECUTE FUNCTION {CODE_FACT_SIGNATURE};
 """
-"""Users already past `CENTRED_FROM` are centred by the migration itself, seeing every row. The
+"""Users already past `CENTRED_FROM` are centred by the migration itself, seeing every row (a NULL
+centre where their plain codes split their facts already). The
 engine's writes compute the code themselves, so the insert trigger's `WHEN` is false for them
 and its function never runs (a row trigger's function cost imports about 15%)."""
+CENTRES_RECORDED = "SELECT EXISTS (SELECT 1 FROM code_centres WHERE centre IS NOT NULL)"
+"""Whether the migration coded any user's facts again (`migrations.Migration.rewrote`)."""
