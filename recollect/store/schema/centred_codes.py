@@ -14,7 +14,10 @@ it comes from, erased with them, and only for users the codes rank at all. When 
 facts of a width first exceed `fact_sql.EXACT_UP_TO`, the write that took them past it records
 their mean (of the unit vectors, `embedding_half`) and codes every fact of the user of that
 width again (`fact_sql.CENTRE_CODES`), under the user's write lock; from then on each write codes
-its fact less that centre. Any other user's codes are the plain signs, as before.
+its fact less that centre. If their plain codes already split their facts (`CENTRED_BELOW`), the
+centre recorded is NULL and nothing is rewritten. Any other user's codes are the plain signs, as
+before. A rewritten row's page is not all-visible until a vacuum, so until autovacuum visits
+`facts` that user's index-only scans read the heap for those rows; the migration vacuums.
 
 `embedding_bits` stops being a generated column (its expression cannot read another table): the
 write statements compute it, and a row trigger codes a fact that arrives without one (SQL of
