@@ -459,7 +459,6 @@ class LongTermMemory:
                     copy.write_row(row)
             with conn.pipeline():  # one round trip; the lock first, so a centre is seen
                 conn.execute(sql.LOCK_USER, params)
-                conn.execute(sql.GENERIC_PLANS)  # planned once per connection, not per import
                 if dims:
                     conn.execute(sql.CENTRE_CODES_BEFORE_IMPORT, coded)
                 conn.execute(sql.MOVE_INGESTED_FACTS, coded)
