@@ -19,6 +19,7 @@ from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.recall import plan_recall, reads
 from recollect.longterm.recipe import Method, RecallRecipe
 from recollect.longterm.records import FactCategory, NewFact
+from recollect.longterm.vectors import literal
 from recollect.store import migrations
 from recollect.store.schema.centred_codes import CENTRED_BELOW, CENTRED_FROM, code
 from recollect.store.scope import Scope
@@ -153,7 +154,7 @@ def test_a_fact_written_by_hand_is_coded_as_the_engine_codes_it(
             _write_by_hand(conn, scope, rng)
             conn.execute(
                 "UPDATE facts SET embedding = %s::vector WHERE text = 'imported'",
-                (_literal(_cone(rng)),),
+                (literal(_cone(rng)),),
             )
         assert all_rows(pool, MISCODED, scope.org_id, scope.user_id) == [{"n": 2, "miscoded": 0}]
     with scoped(pool, plain) as conn:
@@ -171,7 +172,7 @@ def test_the_centres_follow_the_read_thresholds() -> None:
 
 
 def _write_by_hand(conn: Connection[Any], scope: Scope, rng: random.Random) -> None:
-    conn.execute(HAND_WRITTEN, (scope.org_id, scope.user_id, "by hand", _literal(_cone(rng))))
+    conn.execute(HAND_WRITTEN, (scope.org_id, scope.user_id, "by hand", literal(_cone(rng))))
 
 
 def _cone(rng: random.Random, topic: list[float] | None = None) -> list[float]:
@@ -183,10 +184,6 @@ def _cone(rng: random.Random, topic: list[float] | None = None) -> list[float]:
         vector = [x + 0.01 * rng.gauss(0.0, 1.0) for x in topic]
     norm = sum(x * x for x in vector) ** 0.5
     return [x / norm for x in vector]
-
-
-def _literal(vector: list[float]) -> str:
-    return "[" + ",".join(f"{x:.7f}" for x in vector) + "]"
 
 
 def _notes(

@@ -7,6 +7,7 @@ from typing import Any
 
 from psycopg_pool import ConnectionPool
 
+from recollect.longterm.vectors import literal
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
 
@@ -18,6 +19,5 @@ VALUES (%s, %s, %s, %s::vector, 1)
 
 def record_centre(pool: ConnectionPool[Any], scope: Scope, centre: list[float]) -> None:
     """Record `centre` as the scope owner's code centre for its width."""
-    literal = "[" + ",".join(f"{x:.7f}" for x in centre) + "]"
     with scoped(pool, scope) as conn:
-        conn.execute(RECORD_CENTRE, (scope.org_id, scope.user_id, len(centre), literal))
+        conn.execute(RECORD_CENTRE, (scope.org_id, scope.user_id, len(centre), literal(centre)))
