@@ -119,12 +119,29 @@ class RecallPlan:
     size: int | None = None
     """How many unended facts of the query's width the scope held when this process last
     counted (`ScopeSizes`); None: the dense statement counts them."""
+    split_id: str | None = None
+    """The id that split the scope's facts when last counted whole: the dense read is then
+    made in two ranges of ids (`fact_sql.DENSE_CODED_PARTS`)."""
+
+    @property
+    def splits(self) -> bool:
+        """Whether the dense read is made in two ranges of ids."""
+        return self.split_id is not None and not self.historical and self.covered
+
+    @property
+    def finds_split(self) -> bool:
+        """Whether this recall counts the scope whole and finds the id that splits it: a
+        scope read by its codes whose split this process does not know."""
+        large = (self.size or 0) > sql.EXACT_UP_TO
+        return self.dense and self.covered and not self.historical and large and not self.splits
 
     @property
     def fans_out(self) -> bool:
-        """Whether the lexical read is worth a second connection, beside the dense one: both
-        scan every unended fact of a large scope, and on two connections they run at once."""
-        return self.dense and self.lexical and (self.size or 0) >= FAN_OUT_FROM
+        """Whether a second connection reads beside the first: the lexical read of a large
+        scope (both it and the dense read scan every unended fact, and on two connections they
+        run at once), and the upper range of a split dense read."""
+        large = (self.size or 0) >= FAN_OUT_FROM
+        return self.dense and (self.splits or (self.lexical and large))
 
 
 @dataclass(frozen=True)
@@ -139,7 +156,10 @@ class Fetched:
     present: bool = False
     """The probe's answer (False when the plan did not probe)."""
     scope_facts: int | None = None
-    """The count the dense statement made, when it made one (`fact_sql.DENSE_COUNTED`)."""
+    """The count the dense statement made, when it made one (`fact_sql.DENSE_COUNTED`), or
+    the whole count `fact_sql.SPLIT_POINT` made."""
+    split_id: str | None = None
+    """The id that splits the scope's facts, when `fact_sql.SPLIT_POINT` was read."""
 
 
 def recall(
@@ -211,7 +231,8 @@ async def afetch_from(pool: AsyncConnectionPool[Any], plan: RecallPlan) -> Fetch
 def counted(plan: RecallPlan, fetched: Fetched, sizes: ScopeSizes | None) -> None:
     """Remember the scope's size when the dense statement counted it."""
     if sizes is not None and fetched.scope_facts is not None:
-        sizes.counted(plan.scope, int(plan.params["dim"]), fetched.scope_facts)
+        dim = int(plan.params["dim"])
+        sizes.counted(plan.scope, dim, fetched.scope_facts, fetched.split_id)
 
 
 def dense_found(plan: RecallPlan, fetched: Fetched, presence: DensePresence | None) -> bool:
@@ -321,11 +342,11 @@ def plan_recall(
     if dense and vector is not None:
         params |= {"vector": Vector(vector), "dim": len(vector)}
     covered = vector is not None and len(vector) <= COVERED_MAX_DIM
-    size = (
-        sizes.known(scope, len(vector))
-        if sizes is not None and vector is not None and dense and covered and as_of is None
-        else None
-    )
+    size: int | None = None
+    split_id: str | None = None
+    if sizes is not None and vector is not None and dense and covered and as_of is None:
+        size = sizes.known(scope, len(vector))
+        split_id = sizes.split_id(scope, len(vector)) if (size or 0) > sql.EXACT_UP_TO else None
     return RecallPlan(
         scope=scope,
         query=query,
@@ -346,6 +367,7 @@ def plan_recall(
         about_user=asks_about_user(query),
         probe=probe,
         size=size,
+        split_id=split_id,
     )
 
 
@@ -356,8 +378,9 @@ def fetch(
     before any is read, then the stored reranker encodings of the head that this process
     lacks (a cold process only). With `beside`, the lexical read goes there first and runs
     while the others do (`RecallPlan.fans_out`)."""
-    if plan.dense:
-        plan.vector_types.register(conn)  # outside the pipeline: the first call looks it up
+    if plan.dense:  # outside the pipeline: the first call looks it up
+        for connection in (conn, beside) if beside is not None else (conn,):
+            plan.vector_types.register(connection)
     own, aside = shares(plan, beside is not None)
     with ExitStack() as stack:
         cursors = {}
@@ -380,7 +403,8 @@ async def afetch(
     """The async twin of `fetch`: BEGIN, the scope, the reads and COMMIT go out in one
     pipeline and come back together, one round trip (`tenancy.one_trip`)."""
     if plan.dense:
-        await plan.vector_types.aregister(conn)
+        for connection in (conn, beside) if beside is not None else (conn,):
+            await plan.vector_types.aregister(connection)
     settings = scope_settings(plan.scope)
     own, aside = shares(plan, beside is not None)
     async with AsyncExitStack() as stack:
@@ -416,8 +440,17 @@ def reads(plan: RecallPlan) -> list[Read]:
     ]
     if plan.probe:
         statements.append(("presence", PRESENCE[plan.scope.kind], plan.params, None))
-    if dense_sql:  # the codes' cut (`fact_sql.DENSE_CODED`) is set by the scope's size
+    if dense_sql and plan.splits:
+        lower, upper = sql.DENSE_CODED_PARTS[plan.scope.kind]
+        split = plan.params | {"split_id": plan.split_id}
+        below = round((plan.size or 0) * sql.LOWER_SHARE)
+        statements.append(("dense", lower, split | {"scope_size": below}, True))
+        above = (plan.size or 0) - below
+        statements.append(("dense_upper", upper, split | {"scope_size": above}, True))
+    elif dense_sql:  # the codes' cut (`fact_sql.DENSE_CODED`) is set by the scope's size
         statements.append(("dense", dense_sql, plan.params | {"scope_size": plan.size}, True))
+    if plan.finds_split:
+        statements.append(("split", sql.SPLIT_POINT[plan.scope.kind], plan.params, True))
     if lexical_sql:
         statements.append(("lexical", lexical_sql, plan.params, True))
     return statements
@@ -425,13 +458,15 @@ def reads(plan: RecallPlan) -> list[Read]:
 
 def shares(plan: RecallPlan, two: bool) -> tuple[list[Read], list[Read]]:
     """`reads` for the first connection and for the one beside it: with two, a plan that
-    fans out sends its lexical read (on its generic plan) to the second."""
+    fans out sends its lexical read, the upper range of its dense read and the search for the
+    point that splits the scope (each on its generic plan) to the second."""
     statements = reads(plan)
     if not (two and plan.fans_out):
         return statements, []
-    own = [r for r in statements if r[0] != "lexical"]
+    beside = {"lexical", "dense_upper", "split"}
+    own = [r for r in statements if r[0] not in beside]
     aside: list[Read] = [("plans_beside", sql.GENERIC_PLANS, None, None)]
-    aside += [r for r in statements if r[0] == "lexical"]
+    aside += [r for r in statements if r[0] in beside]
     return own, aside
 
 
@@ -440,7 +475,8 @@ def read_back(plan: RecallPlan, rows: dict[str, list[dict[str, Any]]]) -> Fetche
     profile = rows["profile"]
     presence = rows.get("presence")
     changes = [StoredFact.model_validate(r) for r in rows["plan_days"]]
-    dense = rows.get("dense", [])
+    dense = _ranges_joined(rows.get("dense", []), rows.get("dense_upper"), plan.recipe.dense_limit)
+    split = rows.get("split")
     return replace(
         gathered(
             plan,
@@ -448,8 +484,26 @@ def read_back(plan: RecallPlan, rows: dict[str, list[dict[str, Any]]]) -> Fetche
             profile_now(from_row(profile[0] if profile else None), changes, plan.now),
             bool(presence and presence[0]["found"]),
         ),
-        scope_facts=next((r["scope_facts"] for r in dense if r["scope_facts"] is not None), None),
+        scope_facts=split[0]["scope_facts"] if split else _counted_by(dense),
+        split_id=split[0]["split_id"] if split else None,
     )
+
+
+def _counted_by(dense: list[dict[str, Any]]) -> int | None:
+    return next((r["scope_facts"] for r in dense if r["scope_facts"] is not None), None)
+
+
+def _ranges_joined(
+    lower: list[dict[str, Any]], upper: list[dict[str, Any]] | None, limit: int
+) -> list[dict[str, Any]]:
+    """The dense rows of both ranges of a split read: the best `limit` facts of the two, as
+    the whole read would have kept (each range kept its own best `limit`)."""
+    if upper is None:
+        return lower
+    facts = sorted(
+        (r for r in lower + upper if r["kind"] == "fact"), key=lambda r: -float(r["similarity"])
+    )
+    return facts[:limit] + [r for r in lower if r["kind"] != "fact"]
 
 
 def _unloaded_head(plan: RecallPlan, fetched: Fetched) -> dict[str, str]:

@@ -56,6 +56,7 @@ from recollect.store.schema.planned_facts import PLANNED_FACTS
 from recollect.store.schema.portable import PORTABLE_IDS_AND_FORCED_SECURITY
 from recollect.store.schema.profiles import PROFILE_DOCUMENTS
 from recollect.store.schema.sessions import SESSION_ENDS
+from recollect.store.schema.split_scans import SPLIT_SCANS_SQL
 from recollect.store.schema.store_items import STORE_ITEMS_SQL
 from recollect.store.schema.successors import SUCCESSORS_INDEX
 from recollect.store.schema.traces import MEMORY_TRACES, TRACES_BY_AGE
@@ -197,6 +198,9 @@ MIGRATIONS: tuple[Migration, ...] = (
         CENTRED_CODES_SQL,
         vacuums=("facts",),
         rewrote=CENTRES_RECORDED,
+    ),
+    Migration(
+        33, "the covering vector indexes ordered by fact id, to read in halves", SPLIT_SCANS_SQL
     ),
 )
 

@@ -39,29 +39,41 @@ def _generic_plan(
 
 
 READS = {
-    "counted": ("dense", None, "facts_live_halves"),
-    "exact": ("dense", 300, "facts_live_halves"),
-    "coded": ("dense", 30_000, "facts_live_bits"),
-    "lexical": ("lexical", None, "facts_live_words"),
+    "counted": ("dense", None, False, "facts_live_halves"),
+    "exact": ("dense", 300, False, "facts_live_halves"),
+    "coded": ("dense", 30_000, False, "facts_live_bits"),
+    "split point": ("split", 30_000, False, "facts_live_bits"),
+    "coded, lower range": ("dense", 30_000, True, "facts_live_bits"),
+    "coded, upper range": ("dense_upper", 30_000, True, "facts_live_bits"),
+    "lexical": ("lexical", None, False, "facts_live_words"),
 }
-"""A read, the scope size the process knows (None: counted by the statement), its index."""
+"""A read, the scope size the process knows (None: counted by the statement), whether it knows
+the id that splits the scope, and the read's index."""
 
 
 @pytest.mark.parametrize("case", list(READS))
 def test_candidates_come_from_covering_indexes_alone(pool: ConnectionPool[Any], case: str) -> None:
-    name, size, index = READS[case]
+    name, size, split, index = READS[case]
     rng = random.Random(5)
     memory = LongTermMemory(pool)
     vectors = ingest_word_facts(memory, ANA, 300, rng, DIM)
     plan = plan_recall(ANA, "violin lessons in the garden", recipe=RecallRecipe(), embedder=None,
                        now=datetime.now(UTC), query_embedding=vectors[0])  # fmt: skip
-    plan = replace(plan, size=size)
+    ids = sorted(str(r["id"]) for r in all_rows(pool, "SELECT id FROM facts"))
+    split_id = ids[150] if split else None
+    plan = replace(plan, size=size, split_id=split_id)
     statement = next((sql, params) for read, sql, params, _ in reads(plan) if read == name)
     text = _generic_plan(pool, *statement, "(ANALYZE, COSTS OFF, TIMING OFF)")
     assert f"Index Only Scan using {index} on facts" in text, text
     assert per_row_waste(text, 300 // 2) == [], text
     assert "facts_live_scope" not in text, text
-    assert ("counted" in text) == (case == "counted"), text
+    assert ("counted" in text) == (case in ("counted", "split point")), text
+    if split:  # each range's codes are read from its own part of the index, not filtered
+        lines = text.splitlines()
+        scans = [i for i, line in enumerate(lines) if f"Index Only Scan using {index}" in line]
+        conditions = [lines[i + 1] for i in scans]
+        assert scans, text
+        assert all(re.search(r"Index Cond: .*\(id (<|>=) ", c) for c in conditions), text
 
 
 QUERY_DERIVED = ("to_tsvector(", "binary_quantize(", "plainto_tsquery(")

@@ -73,8 +73,14 @@ def test_a_stale_size_choosing_the_codes_still_finds_the_nearest_facts(
 
 def test_an_expired_count_is_counted_again() -> None:
     sizes = ScopeSizes(kept_for=0.0)
-    sizes.counted(ANA, DIM, 5)
+    sizes.counted(ANA, DIM, 5, "01a2433e-db9b-7e72-9acf-995d156d8607")
     assert sizes.known(ANA, DIM) is None
+    assert sizes.split_id(ANA, DIM) is None  # the split goes with its count
+    kept = ScopeSizes()
+    kept.counted(ANA, DIM, 5, "01a2433e-db9b-7e72-9acf-995d156d8607")
+    assert kept.split_id(ANA, DIM) == "01a2433e-db9b-7e72-9acf-995d156d8607"
+    kept.counted(ANA, DIM, 6)  # counted again by the dense read: the split is found again
+    assert kept.split_id(ANA, DIM) is None
     bounded = ScopeSizes(size=2)
     for user in ("a", "b", "c"):
         bounded.counted(Scope.for_user("acme", user), DIM, 1)
