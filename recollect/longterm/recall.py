@@ -8,7 +8,8 @@ candidates are the facts sharing any query word, tested in a covering index of t
 go to the server in one pipeline; so does the check whether a dense search could find anything
 (`presence`), until a scope is known to hold embedded memory. The scope's size, once the dense
 statement has counted it, is kept for a while (`scope_sizes`); a large scope's lexical read runs
-on a second connection beside the rest (`RecallPlan.fans_out`).
+on a second connection beside the rest (`RecallPlan.fans_out`), and a scope read by its codes is
+read in two ranges of ids, one on each connection (`RecallPlan.splits`).
 """
 
 from __future__ import annotations
@@ -376,8 +377,8 @@ def fetch(
 ) -> Fetched:
     """The plan's reads on one connection (candidates, profile, the presence probe), all sent
     before any is read, then the stored reranker encodings of the head that this process
-    lacks (a cold process only). With `beside`, the lexical read goes there first and runs
-    while the others do (`RecallPlan.fans_out`)."""
+    lacks (a cold process only). With `beside`, the lexical read (and the upper range of a
+    split dense read) goes there first and runs while the others do (`RecallPlan.fans_out`)."""
     if plan.dense:  # outside the pipeline: the first call looks it up
         for connection in (conn, beside) if beside is not None else (conn,):
             plan.vector_types.register(connection)

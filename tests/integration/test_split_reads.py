@@ -30,9 +30,10 @@ HOARDER = Scope.for_user("acme", "hoarder")
 DIM = 16
 FACTS = 1_000
 SPLIT_PAST = 500
-"""`fact_sql.EXACT_UP_TO` for the tests that compare a split read with the whole one: each
-range of a 1,000-fact scope is then smaller than what it scores exactly
-(`fact_sql._part_rescored`), so the two reads must agree fact for fact."""
+"""`fact_sql.EXACT_UP_TO` for the tests that compare a split read with the whole one: a
+1,000-fact scope is then read by its codes, and each range of it (600 and 400 facts) is
+smaller than what it scores at full precision (`fact_sql._part_rescored`), as the whole read's
+1,000 are, so the two reads must agree fact for fact."""
 QUERY = "violin lessons by the harbour"
 Found = list[tuple[str, float | None, float | None]]
 
@@ -48,6 +49,13 @@ def _found(found: Recollection) -> Found:
     """What recall found and why: each fact and episode with its similarity and lexical score."""
     facts = [(f.fact.id, f.similarity, f.lexical) for f in found.facts]
     return facts + [(e.id, e.similarity, e.lexical) for e in found.episodes]
+
+
+def _whole(pool: ConnectionPool[Any], vector: list[float]) -> Recollection:
+    """The whole codes' read of the scope: its size known, the id that splits it not yet."""
+    sizes = ScopeSizes()
+    sizes.counted(HOARDER, DIM, FACTS)
+    return _recall(pool, vector, sizes)
 
 
 def _ids(pool: ConnectionPool[Any]) -> list[str]:
@@ -96,7 +104,7 @@ def test_a_scope_read_in_two_ranges_finds_what_the_whole_read_finds(
         split = _recall(pool, vectors[number], sizes)
         after = pool.get_stats()
         assert after["requests_num"] - before["requests_num"] == 2, "a second connection was asked"
-        assert _found(split) == _found(_recall(pool, vectors[number], None))
+        assert _found(split) == _found(_whole(pool, vectors[number]))
         nearest = max(split.facts, key=lambda f: f.similarity or 0.0)
         assert nearest.fact.id == ids[index]
 
@@ -124,7 +132,7 @@ def test_a_split_read_on_one_connection_or_served_finds_the_same(
     vectors = ingest_word_facts(LongTermMemory(pool), HOARDER, FACTS, random.Random(23), DIM)
     ids = _ids(pool)
     sizes = ScopeSizes()
-    sizes.counted(HOARDER, DIM, FACTS, ids[FACTS // 3])  # a stale split: unequal ranges
+    sizes.counted(HOARDER, DIM, FACTS, ids[560])  # a stale split, still within what is scored
     query = vectors[FACTS // 2]
     with scoped(pool, HOARDER) as conn:  # an episode, read once though the facts are split
         episode = NewEpisode(summary="Violin lessons by the harbour, every Tuesday")
@@ -135,7 +143,7 @@ def test_a_split_read_on_one_connection_or_served_finds_the_same(
     statements = {name: statement for name, statement, _, _ in reads(plan)}
     assert "FROM episodes" in statements["dense"]
     assert "FROM episodes" not in statements["dense_upper"]  # read once, with the lower range
-    whole = _found(_recall(pool, query, None))
+    whole = _found(_whole(pool, query))
     assert sum(1 for found in whole if found[0] not in ids) == 1  # the episode
     with pool.connection() as conn:
         alone = _found(finish(plan, fetch(conn, plan, None)))
