@@ -39,9 +39,12 @@ Found = list[tuple[str, float | None, float | None]]
 
 
 def _recall(
-    pool: ConnectionPool[Any], vector: list[float], sizes: ScopeSizes | None
+    pool: ConnectionPool[Any],
+    vector: list[float],
+    sizes: ScopeSizes | None,
+    scope: Scope = HOARDER,
 ) -> Recollection:
-    return recall(pool, HOARDER, QUERY, recipe=RecallRecipe(k=20), embedder=None,
+    return recall(pool, scope, QUERY, recipe=RecallRecipe(k=20), embedder=None,
                   now=datetime.now(UTC), query_embedding=vector, sizes=sizes)  # fmt: skip
 
 
@@ -51,11 +54,11 @@ def _found(found: Recollection) -> Found:
     return facts + [(e.id, e.similarity, e.lexical) for e in found.episodes]
 
 
-def _whole(pool: ConnectionPool[Any], vector: list[float]) -> Recollection:
+def _whole(pool: ConnectionPool[Any], vector: list[float], scope: Scope = HOARDER) -> Recollection:
     """The whole codes' read of the scope: its size known, the id that splits it not yet."""
     sizes = ScopeSizes()
-    sizes.counted(HOARDER, DIM, FACTS)
-    return _recall(pool, vector, sizes)
+    sizes.counted(scope, DIM, FACTS)
+    return _recall(pool, vector, sizes, scope)
 
 
 def _ids(pool: ConnectionPool[Any]) -> list[str]:
@@ -162,3 +165,23 @@ def test_a_split_read_on_one_connection_or_served_finds_the_same(
         return _found(finish(plan, fetched))
 
     assert asyncio.run(served()) == whole
+
+
+def test_a_session_split_reads_its_own_facts_and_its_users_as_the_whole_read_does(
+    pool: ConnectionPool[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session reads its own facts and its user's lasting ones: the ranges of ids run across
+    both, and the split read finds what the whole read finds in either."""
+    monkeypatch.setattr(fact_sql, "EXACT_UP_TO", SPLIT_PAST)
+    session = Scope.for_session(HOARDER.org_id, HOARDER.user_id, "trip")
+    memory = LongTermMemory(pool)
+    lasting = ingest_word_facts(memory, HOARDER, FACTS - 50, random.Random(31), DIM)
+    own = ingest_word_facts(memory, session, 50, random.Random(37), DIM)
+    sizes = ScopeSizes()
+    for vector in (own[7], lasting[7], own[7], lasting[40]):  # counted, split found, then split
+        split = _recall(pool, vector, sizes, session)
+        assert _found(split) == _found(_whole(pool, vector, session))
+        nearest = max(split.facts, key=lambda f: f.similarity or 0.0)
+        assert (nearest.similarity or 0.0) > 0.999
+    assert sizes.known(session, DIM) == FACTS
+    assert sizes.split_id(session, DIM) is not None
