@@ -4,7 +4,6 @@ recall finds."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 from datetime import UTC, datetime
 from typing import Any
@@ -14,13 +13,12 @@ from psycopg_pool import ConnectionPool
 
 from recollect.longterm import recall as recall_module
 from recollect.longterm.facts import LongTermMemory
-from recollect.longterm.recall import afetch, plan_recall, recall
+from recollect.longterm.recall import plan_recall, recall
 from recollect.longterm.recipe import RecallRecipe
 from recollect.longterm.records import Recollection
 from recollect.longterm.scope_sizes import ScopeSizes
-from recollect.store.apool import close_async_pools, shared_async_pool
 from recollect.store.scope import Scope
-from recollect.store.spare_connections import aspare_connection
+from tests.support.served_fetch import served_fetch
 from tests.support.word_facts import ingest_word_facts
 
 ANA = Scope.for_user("acme", "ana")
@@ -106,20 +104,7 @@ def test_a_large_scope_reads_its_words_beside_its_vectors(
     assert any(f.lexical is not None for f in beside.facts)
     assert any(f.similarity is not None for f in beside.facts)
 
-    async def served() -> list[tuple[str, float | None, float | None]]:
-        apool = await shared_async_pool(pool)
-        try:
-            plan = plan_recall(ANA, QUERY, recipe=RecallRecipe(k=20), embedder=None,
-                               now=datetime.now(UTC), query_embedding=vectors[7],
-                               sizes=sizes)  # fmt: skip
-            assert plan.fans_out
-            async with apool.connection(), apool.connection():
-                pass  # two connections open and idle
-            async with apool.connection() as conn, aspare_connection(apool, plan.fans_out) as spare:
-                assert spare is not None
-                fetched = await afetch(conn, plan, spare)
-        finally:
-            await close_async_pools()
-        return _found(recall_module.finish(plan, fetched))
-
-    assert asyncio.run(served()) == _found(alone)
+    plan = plan_recall(ANA, QUERY, recipe=RecallRecipe(k=20), embedder=None,
+                       now=datetime.now(UTC), query_embedding=vectors[7], sizes=sizes)  # fmt: skip
+    assert plan.fans_out
+    assert _found(recall_module.finish(plan, served_fetch(pool, plan))) == _found(alone)

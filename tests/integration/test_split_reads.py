@@ -4,7 +4,6 @@ the split, with or without a spare connection, synchronous or served."""
 
 from __future__ import annotations
 
-import asyncio
 import math
 import random
 from datetime import UTC, datetime
@@ -15,15 +14,14 @@ from psycopg_pool import ConnectionPool
 
 from recollect.longterm import fact_sql
 from recollect.longterm.facts import LongTermMemory
-from recollect.longterm.recall import afetch, fetch, finish, plan_recall, reads, recall
+from recollect.longterm.recall import fetch, finish, plan_recall, reads, recall
 from recollect.longterm.recipe import RecallRecipe
 from recollect.longterm.records import NewEpisode, Recollection
 from recollect.longterm.scope_sizes import ScopeSizes
-from recollect.store.apool import close_async_pools, shared_async_pool
 from recollect.store.scope import Scope
-from recollect.store.spare_connections import aspare_connection
 from recollect.store.tenancy import scoped
 from tests.support.db import all_rows
+from tests.support.served_fetch import served_fetch
 from tests.support.word_facts import ingest_word_facts
 
 HOARDER = Scope.for_user("acme", "hoarder")
@@ -152,19 +150,7 @@ def test_a_split_read_on_one_connection_or_served_finds_the_same(
         alone = _found(finish(plan, fetch(conn, plan, None)))
     assert alone == whole
 
-    async def served() -> Found:
-        apool = await shared_async_pool(pool)
-        try:
-            async with apool.connection(), apool.connection():
-                pass  # two connections open and idle
-            async with apool.connection() as conn, aspare_connection(apool, plan.fans_out) as spare:
-                assert spare is not None
-                fetched = await afetch(conn, plan, spare)
-        finally:
-            await close_async_pools()
-        return _found(finish(plan, fetched))
-
-    assert asyncio.run(served()) == whole
+    assert _found(finish(plan, served_fetch(pool, plan))) == whole
 
 
 def test_a_session_split_reads_its_own_facts_and_its_users_as_the_whole_read_does(
