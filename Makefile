@@ -35,6 +35,7 @@ test-postgres: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 format: $(STAMP)
 	$(BIN)/ruff format .
@@ -52,9 +53,11 @@ integration: $(STAMP)
 e2e: $(STAMP)
 	$(BIN)/pytest tests/e2e
 
-# Studio, on this machine, acts as the local identity (RECOLLECT_ORG_ID / RECOLLECT_USER_ID).
+# Studio, on this machine, acts as the local identity (RECOLLECT_ORG_ID / RECOLLECT_USER_ID);
+# `make dev PORT=8123` serves on another port.
+PORT ?= 2024
 dev: $(STAMP)
-	RECOLLECT_STUDIO_IDENTITY=on $(BIN)/recollect dev
+	RECOLLECT_STUDIO_IDENTITY=on $(BIN)/recollect dev -- --port $(PORT)
 
 bench: $(STAMP)
 	mkdir -p bench/out

@@ -20,16 +20,17 @@ from typing import Any
 
 import psycopg
 
-from graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph
+from recollect import thread_config, user_turn
 from recollect.extraction.worker import Worker, WorkerSettings, start_background
 from recollect.history.owned_checkpoints import ScopedPostgresSaver
+from recollect.state.context import Context
 from recollect.store import migrations
 from recollect.store.pool import install_process_pool
 from recollect.store.roles import worker_uri
 from recollect.store.scope import Scope
 from recollect.store.server import CONNECTION_KWARGS, open_pool, with_database
 from recollect.store.tenancy import scoped
-from state.context import Context
 from tests.support.extraction import is_extraction
 from tests.support.scripted_openai import JsonDict, Reply, ScriptedOpenAI, echo_responder
 

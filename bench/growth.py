@@ -55,15 +55,16 @@ from langmem.short_term import RunningSummary as LangmemSummary
 from langmem.short_term import SummarizationNode
 from psycopg_pool import ConnectionPool
 
-from graphs.agent import make_graph, thread_config
-from nodes.memory_middleware import MemoryMiddleware
+from graphs.agent import make_graph
+from recollect import thread_config
 from recollect.history.retention import DEFAULT_RETENTION, RetainingPostgresSaver
 from recollect.history.summary import FOLD_INSTRUCTIONS
 from recollect.models import factory as models
+from recollect.prebuilt.middleware import MemoryMiddleware
+from recollect.state.context import Context
 from recollect.store import migrations
 from recollect.store.pool import install_process_pool
 from recollect.store.server import CONNECTION_KWARGS, open_pool, with_database
-from state.context import Context
 from tests.support.scripted_openai import Reply, ScriptedOpenAI
 
 PLANTED = {

@@ -134,7 +134,7 @@ def extraction_quality(model: BaseChatModel, turns: Sequence[Labelled]) -> dict[
 
 def policy_bar() -> float:
     """The confidence bar the worker applies (`RECOLLECT_MIN_CONFIDENCE`)."""
-    from state.context import Context
+    from recollect.state.context import Context
 
     return Context().min_confidence
 

@@ -36,7 +36,6 @@ from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
 from bench.locomo import load as load_locomo
-from nodes.recall import RecallNode
 from recollect.basestore.store import RecollectStore
 from recollect.longterm import recall as recall_module
 from recollect.longterm.configured import configured_memory
@@ -44,11 +43,12 @@ from recollect.longterm.embeddings import init_embeddings
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.phatic import is_phatic
 from recollect.longterm.records import FactCategory, NewFact, ProfileEntry
+from recollect.prebuilt.recall import RecallNode
+from recollect.state.context import Context
 from recollect.store.migrations import migrate
 from recollect.store.roles import app_uri
 from recollect.store.scope import Scope
 from recollect.store.server import open_pool, resolve_uri, with_database
-from state.context import Context
 
 CORPUS = Path(__file__).resolve().parent / "data" / "smalltalk"
 SPLITS = ("tuning", "heldout")

@@ -35,10 +35,10 @@ from recollect.delegation.brief import MEMORY_PREFIX
 from recollect.history.window import message_tokens
 from recollect.longterm.embeddings import embeddings_name, init_embeddings
 from recollect.longterm.facts import LongTermMemory
+from recollect.state.context import Context
 from recollect.store.migrations import migrate
 from recollect.store.roles import app_uri
 from recollect.store.server import open_pool, resolve_uri, with_database
-from state.context import Context
 
 HISTORY_TOKENS = 20_000
 WORKERS = 8

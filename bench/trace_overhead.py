@@ -19,10 +19,12 @@ from typing import Any
 
 import psycopg
 
-from graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph
+from recollect import thread_config, user_turn
 from recollect.history.owned_checkpoints import ScopedPostgresSaver
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewFact
+from recollect.state.context import Context
 from recollect.store import migrations
 from recollect.store.pool import install_process_pool
 from recollect.store.roles import app_uri
@@ -31,7 +33,6 @@ from recollect.store.server import CONNECTION_KWARGS, open_pool, with_database
 from recollect.store.tenancy import scoped
 from recollect.store.threads import claim_thread
 from recollect.trace.writer import WRITER
-from state.context import Context
 from tests.support.scripted_openai import ScriptedOpenAI
 
 USER = "bench"

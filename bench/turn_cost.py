@@ -32,15 +32,16 @@ from psycopg_pool import AsyncConnectionPool
 
 from bench.load import _UNSET, temporary_postgres
 from bench.stock_graph import builder as stock_builder
-from graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph
+from recollect import thread_config, user_turn
 from recollect.history.persistence import PlatformPostgresSaver
 from recollect.longterm.configured import configured_memory
+from recollect.state.context import Context
 from recollect.store.apool import close_async_pools
 from recollect.store.pool import install_process_pool
 from recollect.store.roles import app_uri
 from recollect.store.scope import Scope
 from recollect.store.server import CONNECTION_KWARGS, open_pool
-from state.context import Context
 from tests.support.round_trips import round_trips
 
 SCOPE = Scope.for_user("bench", "turn-cost")

@@ -5,8 +5,8 @@ Recall and trim run side by side in one superstep after the input check (they wr
 parts of the state), so one checkpoint follows both; the model's step waits for the two.
 Every turn ends in `extract`, whose only work is one short transaction that queues the turn
 for the background memory job. Each step has a sync form (the CLI, scripts) and an async one
-(the served API) around the same plain logic (`graphs/twin.py`), and reads the run's settings
-as the graph's own `Context` class (`graphs/settings.py`).
+(the served API) around the same plain logic (`recollect.twin`), and reads the run's
+settings as the graph's own `Context` class (`recollect.with_settings`).
 
 `graph` is compiled without a checkpointer or store, as LangGraph Platform and `langgraph dev`
 inject their own; scripts, the CLI and tests call `make_graph` with Postgres persistence.
@@ -17,8 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
-from langchain_core.runnables import RunnableConfig
+from langchain_core.messages import AIMessage
 from langchain_core.tools import BaseTool
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
@@ -26,19 +25,28 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
-from graphs.settings import route_with_settings, with_settings
 from graphs.tools import AGENT_TOOLS, memory_tools, tool_node
-from graphs.twin import twin
-from nodes.call_model import make_acall_model, make_call_model
-from nodes.check_input import check_new_messages
-from nodes.extract import aextract, extract
-from nodes.prompt import PromptSection
-from nodes.recall import MemorySource, RecallNode
-from nodes.summarize import asummarize, fold_pending, summarize
-from nodes.trim import atrim, trim
-from recollect.longterm.process import process_memory
+from recollect import (
+    Context,
+    MemorySource,
+    PromptSection,
+    RecallNode,
+    aextract,
+    asummarize,
+    atrim,
+    check_new_messages,
+    extract,
+    fold_pending,
+    make_acall_model,
+    make_call_model,
+    process_memory,
+    route_with_settings,
+    summarize,
+    trim,
+    twin,
+    with_settings,
+)
 from state.agent import AgentContext, AgentInput, AgentState
-from state.context import Context
 
 TURN_START = ["recall", "trim"]
 """The steps a turn starts with, side by side."""
@@ -126,17 +134,6 @@ def make_graph(
     return build(memory, tools).compile(
         checkpointer=checkpointer, store=store, name="recollect-agent"
     )
-
-
-def thread_config(thread_id: str) -> RunnableConfig:
-    """The config that addresses one conversation thread."""
-    return {"configurable": {"thread_id": thread_id}}
-
-
-def user_turn(text: str) -> AgentInput:
-    """The input for one user message."""
-    messages: list[AnyMessage] = [HumanMessage(content=text)]
-    return {"messages": messages}
 
 
 graph = builder.compile(name="recollect-agent")

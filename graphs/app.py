@@ -1,5 +1,6 @@
-"""The HTTP app `langgraph.json` → `http.app` names: no routes of its own, only middleware
-that runs in front of every route LangGraph serves, including the ones its `Auth` never sees:
+"""The HTTP app `langgraph.json` → `http.app` names: no routes of its own; its lifespan runs
+the extraction worker beside the API (`recollect.engine.server_worker`), and its middleware
+runs in front of every route LangGraph serves, including the ones its `Auth` never sees:
 a request with two differing credentials refused (`recollect/auth/one_credential.py`), the
 server's operator routes closed (`recollect/auth/operator_routes.py`), a thread create that
 names its own id refused (`recollect/auth/thread_ids.py`) and a malformed store search refused
@@ -18,7 +19,7 @@ from recollect.auth.one_credential import OneCredential
 from recollect.auth.operator_routes import OperatorRoutes
 from recollect.auth.served import identity_of
 from recollect.auth.thread_ids import ServerChosenThreadIds
-from recollect.basestore.search_shape import StoreSearchShape
+from recollect.engine import StoreSearchShape, server_worker
 
 
 async def identify(authorization: str | None) -> Identity | None:
@@ -31,10 +32,11 @@ async def identify(authorization: str | None) -> Identity | None:
 
 
 app = Starlette(
+    lifespan=server_worker,
     middleware=[
         Middleware(OneCredential),
         Middleware(OperatorRoutes, identify=identify),
         Middleware(ServerChosenThreadIds),
         Middleware(StoreSearchShape),
-    ]
+    ],
 )

@@ -5,7 +5,7 @@ request, the decision or any transcript — so what the graph does next is exact
 transition table (`recollect/approvals/machine.py`) allowed the last step to do. Each step is
 checkpointed, so a workflow can wait at the review gate for days and across restarts, and a
 crash while executing resumes into `execute`, which is idempotent. Each step reads the run's
-settings as the graph's own `Context` class (`graphs/settings.py`).
+settings as the graph's own `Context` class (`recollect/prebuilt/settings.py`).
 
 `graph` is compiled without a checkpointer for `langgraph dev` / LangGraph Platform;
 `make_graph(checkpointer=...)` serves the CLI, the agent's tool and tests.
@@ -20,16 +20,14 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from graphs.settings import with_settings
-from graphs.twin import offloaded_twin
 from nodes.approval.draft import draft
 from nodes.approval.execute import execute
 from nodes.approval.review import review
 from nodes.approval.start_execution import start_execution
 from nodes.approval.submit import submit
+from recollect import Context, offloaded_twin, with_settings
 from recollect.approvals.machine import APPROVAL_TRANSITIONS, WorkflowState
 from state.approval import ApprovalContext, ApprovalInput, ApprovalState
-from state.context import Context
 
 NEXT_STEP: dict[WorkflowState, str] = {
     WorkflowState.DRAFT: "submit",

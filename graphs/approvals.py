@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from graphs.approval import make_graph
 from nodes.approval.common import thread_id_for
+from recollect import Context
 from recollect.approvals.errors import (
     DecisionRefusedError,
     InvalidDecisionError,
@@ -55,12 +56,15 @@ from recollect.approvals.store import (
     open_workflow_for_order,
     workflow_detail,
 )
-from recollect.history.owned_checkpoints import ScopedPostgresSaver
-from recollect.store.acting import acting_as
-from recollect.store.identity import normalise_id
-from recollect.store.pool import shared_pool, use_pool
-from recollect.store.scope import REVIEWER, Scope
-from state.context import Context
+from recollect.engine import (
+    REVIEWER,
+    Scope,
+    ScopedPostgresSaver,
+    acting_as,
+    normalise_id,
+    shared_pool,
+    use_pool,
+)
 
 SYSTEM_VIEWER = "approvals"
 CONSOLE: frozenset[str] = frozenset({REVIEWER})

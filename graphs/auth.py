@@ -33,7 +33,7 @@ from recollect.auth.ownership import (
     thread_filter,
 )
 from recollect.auth.served import identity_of
-from recollect.history.limits import MessageTooLargeError, check_message
+from recollect.engine import MessageTooLargeError, check_message
 
 auth = Auth()
 _KEYS = load_api_keys()

@@ -14,9 +14,8 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from graphs.settings import with_settings
 from nodes.memory_job import run_memory_job
-from state.context import Context
+from recollect import Context, with_settings
 from state.memory import MemoryContext, MemoryRunInput, MemoryRunState
 
 MemoryBuilder = StateGraph[MemoryRunState, Context, MemoryRunInput, MemoryRunState]

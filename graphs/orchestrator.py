@@ -4,8 +4,8 @@ synthesise → remember.
 Each worker runs in its own message list and returns only a distilled, structured result; the
 orchestrator's checkpointed state holds the plan, the blackboard, each worker's private notes
 and those results — never a worker's prompt, tool calls or observations. Every step reads the
-run's settings as the graph's own `Context` class (`graphs/settings.py`). `graph` is compiled
-without a checkpointer or store for `langgraph dev` and the platform; `make_graph` serves
+run's settings as the graph's own `Context` class (`recollect.with_settings`). `graph` is
+compiled without a checkpointer or store for `langgraph dev` and the platform; `make_graph` serves
 scripts, the CLI and tests.
 """
 
@@ -18,15 +18,11 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Send
 
-from graphs.settings import with_settings
-from graphs.twin import twin
 from nodes.orchestrator.plan import plan
 from nodes.orchestrator.remember import aremember, remember
 from nodes.orchestrator.synthesise import synthesise
 from nodes.orchestrator.worker import WorkerNode
-from nodes.recall import MemorySource
-from recollect.longterm.process import process_memory
-from state.context import Context
+from recollect import Context, MemorySource, process_memory, twin, with_settings
 from state.orchestrator import (
     OrchestratorContext,
     OrchestratorInput,

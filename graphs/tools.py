@@ -21,14 +21,9 @@ from langchain_core.tools import BaseTool, tool
 from langgraph.prebuilt import ToolNode, ToolRuntime
 
 from graphs.approvals import process_approvals
-from nodes.context import context_of
-from nodes.recall import MemorySource
+from recollect import Context, LongTermMemory, MemorySource, RecollectError, context_of
 from recollect.approvals.errors import WorkflowNotFoundError
-from recollect.extraction.direct import forget_now, remember_now
-from recollect.longterm.facts import LongTermMemory
-from recollect.store.errors import RecollectError
-from recollect.store.scope import Scope
-from state.context import Context
+from recollect.engine import Scope, forget_now, remember_now
 
 SEARCH_LIMIT = 8
 

@@ -12,11 +12,8 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from nodes.context import context_of
-from recollect.extraction.worker import Worker
-from recollect.store.pool import shared_pool
-from recollect.store.scope import Scope
-from state.context import Context
+from recollect import Context, context_of
+from recollect.engine import Scope, Worker, shared_pool
 from state.memory import MemoryRunState
 
 

@@ -1,30 +1,14 @@
-"""The agent's state: what is checkpointed after every step, with an explicit reducer per field
-(the memory's own fields are `MemoryState`, which any graph's state can mix in)."""
+"""The agent graph's state and run settings: the memory's `AgentState` as it is, and the
+settings this graph offers (Studio shows those, with their descriptions and defaults)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, ClassVar
+from typing import ClassVar
 
-from langchain_core.messages import AnyMessage
-from langgraph.graph.message import add_messages
-from typing_extensions import TypedDict
+from recollect import AgentInput, AgentState, Context
 
-from state.context import Context
-from state.memory_state import MemoryState
-
-
-class AgentState(MemoryState, total=False):
-    """Everything one conversation thread carries between turns: its messages and the
-    memory's fields (`MemoryState`)."""
-
-    messages: Annotated[list[AnyMessage], add_messages]
-
-
-class AgentInput(TypedDict):
-    """What a caller sends: new messages only."""
-
-    messages: Annotated[list[AnyMessage], add_messages]
+__all__ = ["AgentContext", "AgentInput", "AgentState"]
 
 
 @dataclass(kw_only=True)

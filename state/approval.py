@@ -13,8 +13,8 @@ from typing import Annotated, Any, ClassVar, NotRequired
 
 from typing_extensions import TypedDict
 
+from recollect import Context
 from recollect.approvals.records import AuditEntry, Owner
-from state.context import Context
 
 
 class ReviewRequest(TypedDict):

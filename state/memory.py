@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from typing_extensions import TypedDict
 
-from state.context import Context
+from recollect import Context
 
 
 class MemoryRunInput(TypedDict):

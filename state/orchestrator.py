@@ -18,8 +18,8 @@ from typing import Annotated, ClassVar, NotRequired
 
 from typing_extensions import TypedDict
 
+from recollect import Context
 from recollect.delegation.handoff import fact_key
-from state.context import Context
 
 
 class Subtask(TypedDict):

@@ -20,9 +20,7 @@ from recollect.approvals.machine import (
 )
 from recollect.approvals.records import AuditEntry, WorkflowRecord
 from recollect.approvals.store import find_workflow, record_refusal
-from recollect.store import clock
-from recollect.store.pool import shared_pool
-from recollect.store.scope import Scope
+from recollect.engine import Scope, clock, shared_pool
 from state.approval import ApprovalState
 
 THREAD_PREFIX = "approval-"

@@ -9,16 +9,13 @@ from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
 from nodes.approval.common import thread_of, workflow_id_for
-from nodes.context import context_of
+from recollect import Context, context_of
 from recollect.approvals.errors import InvalidRequestError
 from recollect.approvals.machine import WorkflowState
 from recollect.approvals.records import WORKFLOW_KIND_REFUND, AuditEntry, Owner, RefundRequest
 from recollect.approvals.store import NewWorkflow, record_workflow
-from recollect.store import clock
-from recollect.store.pool import shared_pool
-from recollect.store.scope import Scope
+from recollect.engine import Scope, clock, shared_pool
 from state.approval import ApprovalState
-from state.context import Context
 
 
 def draft(state: ApprovalState, runtime: Runtime[Context]) -> dict[str, Any]:

@@ -10,8 +10,7 @@ from nodes.approval.common import fire, owner_scope, stored_approval
 from recollect.approvals.machine import Decision, GuardContext, Outcome
 from recollect.approvals.records import RefundRequest
 from recollect.approvals.store import apply_refund, record_transition
-from recollect.store import clock
-from recollect.store.pool import shared_pool
+from recollect.engine import clock, shared_pool
 from state.approval import ApprovalState, ExecutionRecord
 
 PAUSE_ENV = "RECOLLECT_EXECUTE_PAUSE_S"

@@ -25,17 +25,13 @@ from langgraph.types import interrupt
 from pydantic import ValidationError
 
 from nodes.approval.common import fire
-from nodes.context import context_of
+from recollect import Context, context_of
 from recollect.approvals.errors import DecisionRefusedError
 from recollect.approvals.machine import Decision, GuardContext
 from recollect.approvals.records import WORKFLOW_KIND_REFUND, ReviewDecision
 from recollect.approvals.store import record_decision
-from recollect.store import clock
-from recollect.store.identity import InvalidIdError, normalise_id
-from recollect.store.pool import shared_pool
-from recollect.store.scope import Scope
+from recollect.engine import InvalidIdError, Scope, clock, normalise_id, shared_pool
 from state.approval import ApprovalState, DecisionRecord, ReviewRequest
-from state.context import Context
 
 
 def review_request(state: ApprovalState, error: str | None = None) -> ReviewRequest:

@@ -7,8 +7,7 @@ from typing import Any
 from nodes.approval.common import fire, owner_scope, stored_approval
 from recollect.approvals.machine import Decision, GuardContext
 from recollect.approvals.store import record_transition
-from recollect.store import clock
-from recollect.store.pool import shared_pool
+from recollect.engine import clock, shared_pool
 from state.approval import ApprovalState
 
 

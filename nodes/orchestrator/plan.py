@@ -12,12 +12,10 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field, ValidationError
 
-from nodes.context import context_of
+from recollect import Context, chat_model, context_of
 from recollect.delegation.brief import check_blackboard
 from recollect.delegation.plan import split_task
-from recollect.history.window import message_tokens
-from recollect.models.factory import OFFLINE_MODEL, chat_model, resolve_model_name
-from state.context import Context
+from recollect.engine import OFFLINE_MODEL, message_tokens, resolve_model_name
 from state.orchestrator import OrchestratorState, Subtask
 
 PLAN_PROMPT = """Split the user's task into at most {limit} independent subtasks, each one a \

@@ -14,12 +14,16 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from nodes.context import context_of
-from nodes.extract import Queued
-from nodes.queue_for_extraction import aqueue_for_extraction, queue_for_extraction, run_thread_id
-from recollect.extraction.queue import BufferedMessage, QueueUnavailableError
-from recollect.extraction.records import WORKER_ROLE
-from state.context import Context
+from recollect import Context, context_of
+from recollect.engine import (
+    WORKER_ROLE,
+    BufferedMessage,
+    Queued,
+    QueueUnavailableError,
+    aqueue_for_extraction,
+    queue_for_extraction,
+    run_thread_id,
+)
 from state.orchestrator import OrchestratorState, SourcedFact
 
 log = logging.getLogger(__name__)

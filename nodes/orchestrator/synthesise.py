@@ -12,12 +12,10 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from nodes.context import context_of
+from recollect import Context, chat_model, context_of
 from recollect.delegation.handoff import render_handoff
 from recollect.delegation.records import Handoff, HandoffFact
-from recollect.history.window import message_tokens
-from recollect.models.factory import chat_model
-from state.context import Context
+from recollect.engine import message_tokens
 from state.orchestrator import OrchestratorState, WorkerResult
 
 SYNTHESIS_PROMPT = """Several researchers each handled one part of the user's task; their \

@@ -17,21 +17,20 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field, ValidationError
 
-from nodes.context import context_of
 from nodes.orchestrator.plan import TASK_KEY
-from nodes.recall import MemorySource
+from recollect import Context, LongTermMemory, MemorySource, RecollectError, chat_model, context_of
 from recollect.delegation.brief import BLACKBOARD_PREFIX, Recall, build_brief, memory_entries
 from recollect.delegation.handoff import distill
 from recollect.delegation.offline import offline_report
 from recollect.delegation.records import Handoff, WorkerReport
-from recollect.history.truncation import truncate_text
-from recollect.history.window import message_tokens
-from recollect.longterm.facts import LongTermMemory
-from recollect.longterm.records import Recollection
-from recollect.models.factory import OFFLINE_MODEL, chat_model, resolve_model_name
-from recollect.store.errors import RecollectError
-from recollect.store.scope import Scope
-from state.context import Context
+from recollect.engine import (
+    OFFLINE_MODEL,
+    Recollection,
+    Scope,
+    message_tokens,
+    resolve_model_name,
+    truncate_text,
+)
 from state.orchestrator import SourcedFact, WorkerInput, WorkerResult
 
 log = logging.getLogger(__name__)

@@ -19,10 +19,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from graphs.approvals import Approvals, WorkflowView
 from recollect.approvals.errors import WorkflowNotFoundError
 from recollect.approvals.machine import WorkflowState
 from recollect.approvals.records import WorkflowRecord
+from recollect.cli.graph_target import template_attribute
 from recollect.cli.org import add_org_argument, in_org, org_of
 from recollect.history.persistence import open_persistence
 from recollect.store.errors import RecollectError
@@ -104,11 +104,12 @@ def _org_of(args: argparse.Namespace) -> str:
 
 
 @contextmanager
-def _approvals(args: argparse.Namespace) -> Iterator[Approvals]:
+def _approvals(args: argparse.Namespace) -> Iterator[Any]:
     """The workflows, over a fresh connection; "not found" says which org was searched."""
     with open_persistence(announce=False) as persistence, use_pool(persistence.pool):
         try:
-            yield Approvals(persistence.pool, persistence.checkpointer)
+            approvals = template_attribute("graphs.approvals:Approvals")
+            yield approvals(persistence.pool, persistence.checkpointer)
         except WorkflowNotFoundError as exc:
             if args.org:
                 raise
@@ -184,7 +185,7 @@ def run_resume(args: argparse.Namespace) -> int:
     return 0
 
 
-def view_json(view: WorkflowView) -> dict[str, Any]:
+def view_json(view: Any) -> dict[str, Any]:
     """What `show --json` prints: state first, then the record, trail and effects."""
     return {
         "id": view.id,
@@ -196,7 +197,7 @@ def view_json(view: WorkflowView) -> dict[str, Any]:
     }
 
 
-def describe(view: WorkflowView) -> str:
+def describe(view: Any) -> str:
     """A few readable lines."""
     record = view.workflow
     lines = [_line(record, view.state)]

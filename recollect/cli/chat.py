@@ -13,7 +13,7 @@ import psycopg
 from langchain_core.messages import HumanMessage
 from psycopg_pool import PoolTimeout
 
-from graphs.agent import thread_config
+from recollect import thread_config
 from recollect.cli.chat_retry import gave_up_message, retry_notice
 from recollect.cli.chat_status import StatusBoard, log_file, log_to_file, summary_line
 from recollect.cli.graph_target import DEFAULT_GRAPH, load_agent
@@ -26,12 +26,12 @@ from recollect.history.persistence import open_persistence
 from recollect.longterm.configured import configured_memory
 from recollect.longterm.facts import LongTermMemory
 from recollect.models.factory import describe_model, resolve_model_name
+from recollect.state.context import Context
 from recollect.store.errors import RecollectError
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
 from recollect.store.threads import claim_thread
 from recollect.trace.writer import WRITER
-from state.context import Context
 
 EXIT_WORDS = {"/exit", "/quit"}
 END_WORD = "/end"
@@ -52,7 +52,7 @@ def register(commands: Any) -> None:
     parser.add_argument("--thread", default=None, help="thread id to start or resume")
     parser.add_argument(
         "--graph",
-        default=DEFAULT_GRAPH,
+        default=None,
         help="the agent to talk to: module:attribute or file.py:attribute, a factory taking "
         f"checkpointer= and memory= or a StateGraph builder (default {DEFAULT_GRAPH})",
     )

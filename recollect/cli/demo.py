@@ -25,14 +25,14 @@ from typing import Any
 from langchain_core.messages import RemoveMessage
 from langchain_core.runnables import RunnableConfig
 
-from graphs.agent import make_graph, thread_config, user_turn
-from graphs.approvals import Approvals
+from recollect import thread_config, user_turn
 from recollect.cli.approvals import describe
 from recollect.cli.chat_status import log_file
 from recollect.cli.demo_orchestrator import show_orchestration
 from recollect.cli.demo_privacy import show_privacy
 from recollect.cli.demo_ranking import show_ranking
 from recollect.cli.demo_trace import show_trace
+from recollect.cli.graph_target import template_attribute
 from recollect.extraction.episodes import end_session
 from recollect.extraction.review import list_candidates
 from recollect.extraction.worker import Outcome, Worker, WorkerSettings, start_background
@@ -42,10 +42,10 @@ from recollect.longterm.embeddings import describe_embeddings
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewFact, ProfileEntry, RememberAction
 from recollect.models.factory import describe_model, resolve_model_name
+from recollect.state.context import Context
 from recollect.store.scope import Scope
 from recollect.store.server import configured_uri, data_dir, redact_password
 from recollect.store.threads import claim_thread
-from state.context import Context
 
 PLANTED = "8842-B"
 """The order number said in the first session, followed through the trace."""
@@ -147,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
         with open_persistence(announce=False, scope=scope, worker=True) as persistence:
             claim_thread(persistence.pool, scope, thread)
             memory = configured_memory(persistence.pool)
+            make_graph = template_attribute("graphs.agent:make_graph")
             agent = make_graph(checkpointer=persistence.checkpointer, memory=memory)
             config = thread_config(thread)
             before = len(agent.get_state(config).values.get("messages", []))
@@ -239,9 +240,9 @@ def _show_candidates(pool: Any, ctx: Context, already_shown: int) -> int:
 def _refund_walkthrough(ctx: Context) -> None:
     """Request (what the agent's `request_refund` tool does), approve elsewhere, show."""
     _banner("Approval: a refund waits for a manager")
+    workflows = template_attribute("graphs.approvals:Approvals")
     with open_persistence(announce=False) as persistence:
-        approvals = Approvals(persistence.pool, persistence.checkpointer)
-        view = approvals.request(
+        view = workflows(persistence.pool, persistence.checkpointer).request(
             org_id=ctx.org_id,
             user_id=ctx.user_id,
             order_id="8842-B",
@@ -268,7 +269,7 @@ def _refund_walkthrough(ctx: Context) -> None:
         print(textwrap.indent(approver.stderr.strip(), "  "))
         return
     with open_persistence(uri, announce=False) as persistence:
-        final = Approvals(persistence.pool, persistence.checkpointer).show(
+        final = workflows(persistence.pool, persistence.checkpointer).show(
             view.id, org_id=ctx.org_id
         )
     print(f"\nrefund request {final.id} is {final.state.value}; refunds paid: {len(final.refunds)}")

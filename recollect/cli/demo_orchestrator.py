@@ -8,13 +8,13 @@ own prompt, which sees only the distilled results.
 
 from __future__ import annotations
 
-from graphs.agent import thread_config
-from graphs.orchestrator import make_graph
+from recollect import thread_config
+from recollect.cli.graph_target import template_attribute
 from recollect.history.persistence import open_persistence
 from recollect.longterm.configured import configured_memory
+from recollect.state.context import Context
 from recollect.store.scope import Scope
 from recollect.store.threads import claim_thread
-from state.context import Context
 
 TASK = (
     "Which frontend framework does the team use now?\n"
@@ -30,6 +30,7 @@ def show_orchestration(ctx: Context, thread: str) -> None:
     with open_persistence(announce=False) as persistence:
         claim_thread(persistence.pool, Scope.for_user(ctx.org_id, ctx.user_id), thread)
         memory = configured_memory(persistence.pool)
+        make_graph = template_attribute("graphs.orchestrator:make_graph")
         graph = make_graph(checkpointer=persistence.checkpointer, memory=memory)
         out = graph.invoke(
             {"task": TASK, "blackboard": BLACKBOARD}, thread_config(thread), context=run_ctx

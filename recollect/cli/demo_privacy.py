@@ -14,10 +14,10 @@ from recollect.longterm.records import FactCategory, NewFact
 from recollect.privacy.export import describe_user, export_user
 from recollect.privacy.forget import forget_user
 from recollect.privacy.lifecycle import RetentionPolicy, end_session, run_maintenance
+from recollect.state.context import Context
 from recollect.store import clock
 from recollect.store.scope import ORG_ADMIN, Scope
 from recollect.store.server import CONNECTION_KWARGS
-from state.context import Context
 
 EXPORT_SECTIONS = ("facts", "profile", "episodes", "threads", "workflows", "review_queue")
 

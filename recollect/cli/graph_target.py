@@ -1,5 +1,11 @@
-"""`--graph module:attr` (or `path/to/file.py:attr`): the agent a command runs, when it is a
-fork's own rather than `graphs.agent`.
+"""`--graph module:attr` (or `path/to/file.py:attr`): the agent a command runs, and the
+template's own graphs and workflow API for the commands that run them (`chat` by default,
+`demo`, `approvals`).
+
+The template is not installed with the engine: its modules (`graphs.agent`, …) are imported
+from the working directory, as `langgraph dev` imports them, so a project of one's own with
+its own `graphs/` is never shadowed by ours, and a command that needs ours outside a checkout
+of the template says so in one line.
 
 `attr` may be a factory called as `attr(checkpointer=..., memory=...)` (`graphs.agent.make_graph`,
 or a `make_agent` from `docs/drop-in.md`) or a `StateGraph` builder, compiled here with the
@@ -21,11 +27,22 @@ from langgraph.pregel import Pregel
 
 from recollect.store.errors import RecollectError
 
-DEFAULT_GRAPH = "graphs.agent:make_graph"
+TEMPLATE_AGENT = "graphs.agent:make_graph"
+PLAIN_AGENT = "recollect.cli.plain_agent:make_agent"
+DEFAULT_GRAPH = "the template's graphs.agent:make_graph, else a plain create_agent with memory"
 
 
-def load_agent(spec: str, *, checkpointer: Any, memory: Any) -> Any:
-    """The runnable agent `spec` names, persisted by `checkpointer`, recalling from `memory`."""
+def default_agent() -> str:
+    """The template's agent in a checkout of the template (a `graphs` package in the working
+    directory); anywhere else, `create_agent` with `MemoryMiddleware`."""
+    found = (Path.cwd() / "graphs" / "agent.py").is_file()
+    return TEMPLATE_AGENT if found else PLAIN_AGENT
+
+
+def load_agent(spec: str | None, *, checkpointer: Any, memory: Any) -> Any:
+    """The runnable agent `spec` names (None: `default_agent()`), persisted by `checkpointer`,
+    recalling from `memory`."""
+    spec = spec or default_agent()
     target = _attribute(spec)
     if isinstance(target, StateGraph):
         return target.compile(checkpointer=checkpointer)
@@ -37,6 +54,18 @@ def load_agent(spec: str, *, checkpointer: Any, memory: Any) -> Any:
     if callable(target):
         return target(checkpointer=checkpointer, memory=memory)
     raise RecollectError(f"--graph {spec} is a {type(target).__name__}, not a graph or factory")
+
+
+def template_attribute(spec: str) -> Any:
+    """`module:attr` of the template (`graphs.approvals:Approvals`), from the working
+    directory; outside a checkout of the template, one line that says where to run."""
+    try:
+        return _attribute(spec)
+    except RecollectError as exc:
+        raise RecollectError(
+            f"{exc}: this command runs the template's own graphs; run it in a checkout of the "
+            "template (the folder with langgraph.json and graphs/)"
+        ) from None
 
 
 def _attribute(spec: str) -> Any:

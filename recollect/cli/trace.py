@@ -59,9 +59,23 @@ def register(commands: Any) -> None:
         add_org_argument(parser)
 
 
+_CHAT_THREAD = re.compile(r"^(.+)-[0-9a-f]{8}$")
+"""How `recollect chat` names a thread: its user's id, a dash, eight hex digits."""
+
+
 def _scope(args: argparse.Namespace) -> Scope:
     user = args.user or os.environ.get("RECOLLECT_USER_ID") or "local-user"
     return Scope.for_user(org_of(args), user)
+
+
+def _thread_scopes(args: argparse.Namespace) -> list[Scope]:
+    """Whose thread it may be: `--user`'s alone when given; else the user `recollect chat`
+    named it for, then the default user."""
+    scope = _scope(args)
+    named = None if args.user else _CHAT_THREAD.match(args.thread)
+    if named is None or named.group(1) == scope.user_id:
+        return [scope]
+    return [Scope.for_user(org_of(args), named.group(1)), scope]
 
 
 def _checked(args: argparse.Namespace) -> None:
@@ -77,15 +91,20 @@ def _checked(args: argparse.Namespace) -> None:
 def run_trace(args: argparse.Namespace) -> int:
     """The thread's turns as tables (or JSON); with `--find`, the story of one text."""
     _checked(args)
-    scope = _scope(args)
+    rows: list[TraceRow] = []
+    facts: list[dict[str, Any]] = []
     with open_persistence(announce=False) as persistence:
-        rows = thread_traces(persistence.pool, scope, args.thread, args.turn)
-        facts = matching_facts(persistence.pool, scope, args.find.strip()) if args.find else []
+        for scope in _thread_scopes(args):
+            rows = thread_traces(persistence.pool, scope, args.thread, args.turn)
+            facts = matching_facts(persistence.pool, scope, args.find.strip()) if args.find else []
+            if rows or facts:
+                break
     if not rows and not facts:
         where = f" turn {args.turn} of" if args.turn else ""
+        users = " or ".join(repr(s.user_id) for s in _thread_scopes(args))
+        hint = "is RECOLLECT_TRACE off?" if args.user else "pass --user with its owner's id"
         raise RecollectError(
-            f"no traces for{where} thread {args.thread!r} of user {scope.user_id!r}"
-            f"{in_org(args)} (is RECOLLECT_TRACE off, or is it another user's thread?)"
+            f"no traces for{where} thread {args.thread!r} of user {users}{in_org(args)} ({hint})"
         )
     if args.find:
         found = {"thread": args.thread, **story(rows, facts, args.find.strip())}

@@ -68,7 +68,7 @@ def open_persistence(
     saver = ScopedPostgresSaver(pool)
     saver.retain = retain
     saver.scope = scope
-    workers = _worker_pool(target) if worker else None
+    workers = open_worker_pool(target) if worker else None
     try:
         with install_process_pool(pool):
             yield Persistence(target, pool, saver, version, workers)
@@ -79,7 +79,7 @@ def open_persistence(
         pool.close()
 
 
-def _worker_pool(target: str) -> ConnectionPool[Any]:
+def open_worker_pool(target: str) -> ConnectionPool[Any]:
     """The worker role's pool; a role that cannot log in is named with what to set."""
     try:
         return open_pool(worker_uri(target), max_size=2, name="recollect-worker")

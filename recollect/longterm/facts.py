@@ -62,9 +62,10 @@ from recollect.longterm.subjects import infer_subject, is_multi_valued, normalis
 from recollect.longterm.supersession import ContradictionJudge, Neighbour, decide
 from recollect.longterm.vectors import Vector, VectorTypes, checked, embed_texts, literal
 from recollect.store import clock
+from recollect.store.identity import MAX_ID_LENGTH
 from recollect.store.offload import offloaded, offloaded_unless_light
 from recollect.store.schema.centred_codes import CENTRED_FROM
-from recollect.store.schema.long_term import COVERED_MAX_DIM, MAX_ID_LENGTH
+from recollect.store.schema.long_term import COVERED_MAX_DIM
 from recollect.store.scope import ORG_ADMIN, Scope, ScopeKind
 from recollect.store.tenancy import scoped
 

@@ -17,8 +17,9 @@ import re
 import unicodedata
 
 from recollect.store.errors import RecollectError
-from recollect.store.schema.long_term import MAX_ID_LENGTH
 
+MAX_ID_LENGTH = 128
+"""The longest user, organisation or session id; the tables check it too."""
 MAX_ORDER_ID_LENGTH = 100
 
 _DASHES = dict.fromkeys(

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from langgraph_sdk.client import SyncLangGraphClient
 
+from recollect.state.run_settings import AUTH_OWNED
 from state.agent import AgentContext
 from state.approval import ApprovalContext
 from state.memory import MemoryContext
 from state.orchestrator import OrchestratorContext
-from state.run_settings import AUTH_OWNED
 from tests.support.langgraph_dev import (
     ALICE_KEY,
     PROJECT_ROOT,

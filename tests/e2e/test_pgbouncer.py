@@ -20,11 +20,13 @@ import psycopg
 import pytest
 from psycopg_pool import ConnectionPool
 
-from graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph
 from graphs.approvals import Approvals
+from recollect import thread_config, user_turn
 from recollect.approvals.errors import DecisionRefusedError
 from recollect.longterm.configured import configured_memory
 from recollect.longterm.records import FactCategory, NewFact
+from recollect.state.context import Context
 from recollect.store import migrations
 from recollect.store.acting import acting_as
 from recollect.store.pool import use_pool
@@ -32,7 +34,6 @@ from recollect.store.roles import app_uri
 from recollect.store.scope import Scope
 from recollect.store.server import open_pool, with_database
 from recollect.store.tenancy import scoped
-from state.context import Context
 from tests.support import clusters
 from tests.support.pgbouncer import Pooler, pgbouncer
 from tests.support.scripted_openai import ScriptedOpenAI

@@ -115,3 +115,30 @@ def test_bad_trace_input_is_one_line(database_uri: str) -> None:
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1, result.stderr
         assert lines[0].startswith(expected), lines[0]
+
+
+def test_a_chat_thread_is_traced_without_naming_its_user(database_uri: str) -> None:
+    """`recollect chat` names a thread for its user (`ana-1a2b3c4d`): `trace` finds it as
+    hers; another thread of hers, named otherwise, is one line that says to pass `--user`."""
+    env = {"DATABASE_URI": database_uri}
+    chat = Interactive("chat", "--user", "ana", "--no-worker", env=env)
+    started = chat.expect("thread: ")
+    thread = started.split("thread: ", 1)[1].split(" ", 1)[0]
+    chat.send("I keep bees on the roof")
+    chat.expect("assistant>")
+    chat.send("/exit")
+    assert chat.close() == 0
+
+    found = run_recollect("trace", "--thread", thread, env=env)
+    assert found.returncode == 0, found.stderr
+    assert "I keep bees on the roof" in found.stdout
+
+    named = run_recollect(
+        "chat", "--user", "ana", "--thread", "bees", "--no-worker", env=env, stdin="hi\n"
+    )
+    assert named.returncode == 0, named.stderr
+    missing = run_recollect("trace", "--thread", "bees", env=env)
+    assert missing.returncode != 0
+    (line,) = missing.stderr.strip().splitlines()
+    assert "pass --user" in line, missing.stderr
+    assert run_recollect("trace", "--thread", "bees", "--user", "ana", env=env).returncode == 0

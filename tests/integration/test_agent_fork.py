@@ -17,15 +17,16 @@ from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.prebuilt import ToolRuntime
 from psycopg_pool import ConnectionPool
 
-import nodes.call_model
-import nodes.extract
-import nodes.recall
-import nodes.summarize
-import nodes.trim
-from graphs.agent import build, thread_config
-from nodes.prompt import PromptSection
+import recollect.prebuilt.call_model
+import recollect.prebuilt.extract
+import recollect.prebuilt.recall
+import recollect.prebuilt.summarize
+import recollect.prebuilt.trim
+from graphs.agent import build
+from recollect import thread_config
+from recollect.prebuilt.prompt import PromptSection
+from recollect.state.context import Context
 from state.agent import AgentContext, AgentInput, AgentState
-from state.context import Context
 from tests.support.memory import memory_over
 from tests.support.scripted_openai import Reply, ScriptedOpenAI, ToolCall
 
@@ -95,7 +96,13 @@ def trip_origin(runtime: ToolRuntime[Context]) -> str:
     return f"{type(ctx).__name__} from {getattr(ctx, 'home_airport', 'nowhere')}"
 
 
-SETTINGS_READERS = (nodes.recall, nodes.trim, nodes.call_model, nodes.summarize, nodes.extract)
+SETTINGS_READERS = (
+    recollect.prebuilt.recall,
+    recollect.prebuilt.trim,
+    recollect.prebuilt.call_model,
+    recollect.prebuilt.summarize,
+    recollect.prebuilt.extract,
+)
 """The steps that read the run's settings, each through its own `context_of`."""
 BURST = [
     "I fly often and keep notes on every trip " + "and every airport lounge " * 20,

@@ -6,9 +6,10 @@ from typing import Any
 
 from langgraph.checkpoint.postgres import PostgresSaver
 
-from graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph
+from recollect import thread_config, user_turn
 from recollect.history.summary import FOLD_INSTRUCTIONS
-from state.context import Context
+from recollect.state.context import Context
 from tests.support.scripted_openai import ScriptedOpenAI
 
 

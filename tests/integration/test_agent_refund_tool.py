@@ -7,11 +7,12 @@ from typing import Any
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
-from graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph
 from graphs.approvals import Approvals
+from recollect import thread_config, user_turn
 from recollect.approvals.machine import WorkflowState
+from recollect.state.context import Context
 from recollect.store.pool import use_pool
-from state.context import Context
 from tests.support.scripted_openai import ScriptedOpenAI
 
 

@@ -21,12 +21,12 @@ from recollect.approvals.errors import (
     WorkflowNotFoundError,
 )
 from recollect.approvals.machine import WorkflowState
+from recollect.state.context import Context
 from recollect.store.acting import acting_as
 from recollect.store.errors import RecollectError
 from recollect.store.pool import use_pool
 from recollect.store.scope import REVIEWER, Scope
 from recollect.store.tenancy import scoped
-from state.context import Context
 from tests.support.db import all_rows
 
 REQUESTER = "alice-zq"

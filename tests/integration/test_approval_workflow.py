@@ -18,11 +18,11 @@ from recollect.approvals.errors import (
 )
 from recollect.approvals.machine import WorkflowState
 from recollect.approvals.store import DECISION_LOCK_CLASS
+from recollect.state.context import Context
 from recollect.store.acting import acting_as
 from recollect.store.pool import use_pool
 from recollect.store.scope import REVIEWER, Scope
 from recollect.store.tenancy import scoped
-from state.context import Context
 
 CONSOLE = Scope.for_user("acme", "auditor", frozenset({REVIEWER}))
 """Whom the tests' direct graph calls act as: a reviewer of acme (checkpoints are behind RLS)."""

@@ -15,13 +15,14 @@ import pytest
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
-from graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph
+from recollect import thread_config, user_turn
 from recollect.extraction import queue as jobs
 from recollect.longterm.configured import configured_memory
+from recollect.state.context import Context
 from recollect.store.apool import close_async_pools, shared_async_pool
 from recollect.store.liveness import acheck_connection, check_connection, quiet
 from recollect.store.server import CONNECTION_KWARGS
-from state.context import Context
 from tests.integration.test_engine_recall import ANA, BEN, NOW, ingest
 from tests.support.db import DEFAULT_SCOPE, all_rows, superuser_conninfo
 from tests.support.langgraph_dev import free_port

@@ -12,11 +12,12 @@ from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 from psycopg_pool import ConnectionPool
 
-from graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph
+from recollect import thread_config, user_turn
 from recollect.basestore.store import RecollectStore
 from recollect.longterm.records import FactCategory, NewFact
+from recollect.state.context import Context
 from recollect.store.scope import Scope
-from state.context import Context
 from tests.support.memory import memory_over
 from tests.support.scripted_openai import ScriptedOpenAI
 

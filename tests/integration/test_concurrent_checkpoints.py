@@ -10,13 +10,14 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage
 from psycopg_pool import AsyncConnectionPool
 
-from graphs.agent import make_graph, user_turn
+from graphs.agent import make_graph
+from recollect import user_turn
 from recollect.history.persistence import PlatformPostgresSaver
+from recollect.state.context import Context
 from recollect.store.acting import acting_as
 from recollect.store.roles import app_uri
 from recollect.store.scope import Scope
 from recollect.store.server import CONNECTION_KWARGS
-from state.context import Context
 
 ANA = Scope.for_user("acme", "ana")
 

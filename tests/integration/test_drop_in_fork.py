@@ -18,16 +18,16 @@ from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolRuntime, create_react_agent
 from psycopg_pool import ConnectionPool
 
-from graphs.settings import with_settings
-from nodes.call_model import make_call_model
-from nodes.extract import extract
-from nodes.memory_middleware import MemoryMiddleware
-from nodes.model_hooks import MemoryHooks, ReactMemoryState
-from nodes.prepare import PrepareNode
-from nodes.prompt import PromptSection
 from recollect.models.factory import chat_model
-from state.context import Context
-from state.memory_state import MemoryState
+from recollect.prebuilt.call_model import make_call_model
+from recollect.prebuilt.extract import extract
+from recollect.prebuilt.hooks import MemoryHooks, ReactMemoryState
+from recollect.prebuilt.middleware import MemoryMiddleware
+from recollect.prebuilt.prepare import PrepareNode
+from recollect.prebuilt.prompt import PromptSection
+from recollect.prebuilt.settings import with_settings
+from recollect.state.context import Context
+from recollect.state.memory_state import MemoryState
 from tests.support.scripted_openai import Reply, ScriptedOpenAI, ToolCall
 
 

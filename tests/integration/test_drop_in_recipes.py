@@ -17,7 +17,7 @@ from psycopg_pool import ConnectionPool
 
 from recollect.history.summary import FOLD_INSTRUCTIONS
 from recollect.longterm.records import FactCategory, NewFact
-from state.context import Context
+from recollect.state.context import Context
 from tests.support.db import DEFAULT_SCOPE
 from tests.support.memory import memory_over
 from tests.support.scripted_openai import ScriptedOpenAI

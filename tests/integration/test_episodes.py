@@ -13,7 +13,8 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
-from graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph
+from recollect import thread_config, user_turn
 from recollect.extraction.episodes import (
     EpisodeError,
     checkpoint_reader,
@@ -22,9 +23,9 @@ from recollect.extraction.episodes import (
     transcript,
 )
 from recollect.extraction.worker import Worker, WorkerSettings
+from recollect.state.context import Context
 from recollect.store.pool import use_pool
 from recollect.store.scope import Scope
-from state.context import Context
 from tests.support.db import all_rows, superuser_conninfo
 from tests.support.extraction import is_extraction, one_fact_per_user_line
 from tests.support.memory import memory_over

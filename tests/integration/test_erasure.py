@@ -8,12 +8,13 @@ import psycopg
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
-from graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph
+from recollect import thread_config, user_turn
 from recollect.privacy.forget import CHECKPOINT_TABLES, USER_TABLES, forget_user
+from recollect.state.context import Context
 from recollect.store.scope import Scope
 from recollect.store.server import CONNECTION_KWARGS
 from recollect.store.threads import claim_thread
-from state.context import Context
 
 ANA = Scope.for_user("acme", "ana")
 BO = Scope.for_user("acme", "bo")

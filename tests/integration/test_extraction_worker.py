@@ -12,17 +12,18 @@ import pytest
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
-from graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph
+from recollect import thread_config, user_turn
 from recollect.extraction import queue as jobs
 from recollect.extraction.fact_writer import EngineWriter
 from recollect.extraction.injection_classifier import SWITCH_ENV
 from recollect.extraction.review import ReviewItemNotFoundError, accept, list_candidates, reject
 from recollect.extraction.worker import Worker, WorkerSettings
+from recollect.state.context import Context
 from recollect.store.acting import acting_as
 from recollect.store.pool import use_pool
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
-from state.context import Context
 from tests.support.db import all_rows
 from tests.support.extraction import (
     TableWriter,

@@ -15,7 +15,7 @@ from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 from pydantic import TypeAdapter
 
-from graphs.agent import thread_config
+from recollect import thread_config
 from tests.support.scripted_openai import ScriptedOpenAI
 
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "fork.md"

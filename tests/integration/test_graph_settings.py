@@ -22,10 +22,10 @@ import nodes.orchestrator.remember
 import nodes.orchestrator.synthesise
 import nodes.orchestrator.worker
 from graphs import approval, memory, orchestrator
-from graphs.agent import thread_config
+from recollect import thread_config
 from recollect.history.owned_checkpoints import ScopedPostgresSaver
+from recollect.state.context import Context
 from state.approval import ApprovalContext
-from state.context import Context
 from state.memory import MemoryContext
 from state.orchestrator import OrchestratorContext
 from tests.support.scripted_openai import JsonDict, Reply, ScriptedOpenAI

@@ -22,16 +22,16 @@ from langchain_openai.chat_models.base import _convert_message_to_dict
 from langgraph.graph.message import add_messages
 from langgraph.runtime import Runtime
 
-from nodes.prompt import build_prompt
-from nodes.summarize import summarize
-from nodes.trim import trim
 from recollect.history.pinning import MAX_PINNED_INSTRUCTIONS, MAX_PINNED_VALUES
 from recollect.history.summary import UNFOLDED_BUDGETS
 from recollect.history.tokens import message_tokens, text_tokens
 from recollect.models import factory as models
+from recollect.prebuilt.prompt import build_prompt
+from recollect.prebuilt.summarize import summarize
+from recollect.prebuilt.trim import trim
+from recollect.state.context import Context
+from recollect.state.memory_state import merge_pinned
 from state.agent import AgentState
-from state.context import Context
-from state.memory_state import merge_pinned
 from tests.support.scripted_openai import message_order_errors
 
 _ids = itertools.count()

@@ -6,9 +6,10 @@ import pytest
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.postgres import PostgresSaver
 
-from graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph
+from recollect import thread_config, user_turn
 from recollect.history.limits import MAX_MESSAGE_BLOCKS, MessageTooLargeError
-from state.context import Context
+from recollect.state.context import Context
 from tests.support.scripted_openai import ScriptedOpenAI
 
 

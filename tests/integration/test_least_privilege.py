@@ -17,9 +17,11 @@ import pytest
 from psycopg.conninfo import make_conninfo
 from psycopg_pool import ConnectionPool
 
-from graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph
+from recollect import thread_config, user_turn
 from recollect.extraction.queue import BufferedMessage, Debounce, enqueue
 from recollect.history.owned_checkpoints import ScopedPostgresSaver
+from recollect.state.context import Context
 from recollect.store.errors import ThreadAccessError
 from recollect.store.schema.definers import DEFINER_ROLE, JOB_FUNCTIONS, SCOPE_FUNCTIONS
 from recollect.store.scope import Scope
@@ -27,7 +29,6 @@ from recollect.store.server import CONNECTION_KWARGS
 from recollect.store.tenancy import scoped
 from recollect.trace.store import thread_traces
 from recollect.trace.writer import WRITER
-from state.context import Context
 from tests.support.db import superuser_conninfo
 from tests.support.scripted_openai import ScriptedOpenAI
 

@@ -8,9 +8,10 @@ from typing import Any
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
-from graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph
+from recollect import thread_config, user_turn
+from recollect.state.context import Context
 from recollect.store.scope import Scope
-from state.context import Context
 from tests.support.memory import memory_over
 from tests.support.scripted_openai import ScriptedOpenAI
 

@@ -11,16 +11,16 @@ from typing import Any
 import pytest
 from psycopg_pool import ConnectionPool
 
-from graphs.agent import thread_config
 from graphs.orchestrator import make_graph
+from recollect import thread_config
 from recollect.extraction.worker import Worker, WorkerSettings
 from recollect.history.owned_checkpoints import ScopedPostgresSaver
 from recollect.longterm.records import FactCategory, NewFact
+from recollect.state.context import Context
 from recollect.store.acting import acting_as
 from recollect.store.pool import use_pool
 from recollect.store.scope import Scope
 from recollect.store.tenancy import scoped
-from state.context import Context
 from tests.support.extraction import fact, is_extraction
 from tests.support.memory import memory_over
 from tests.support.scripted_openai import JsonDict, Reply, ScriptedOpenAI, ToolCall

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from psycopg_pool import ConnectionPool
 
-from nodes.recall import as_items
 from recollect.basestore.store import RecollectStore
 from recollect.extraction.fact_writer import EngineWriter
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewFact, ProfileEntry, RememberAction
+from recollect.prebuilt.recall import as_items
 from recollect.privacy.export import export_user
 from recollect.store import clock
 from recollect.store.scope import Scope

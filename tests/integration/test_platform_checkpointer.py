@@ -10,12 +10,13 @@ from typing import Any
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
-from graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph
+from recollect import thread_config, user_turn
 from recollect.history.persistence import PlatformPostgresSaver
+from recollect.state.context import Context
 from recollect.store.apool import close_async_pools
 from recollect.store.roles import app_uri
 from recollect.store.server import CONNECTION_KWARGS
-from state.context import Context
 from tests.support.db import DEFAULT_SCOPE
 from tests.support.scripted_openai import ScriptedOpenAI
 

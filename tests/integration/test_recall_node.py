@@ -8,11 +8,12 @@ from typing import Any
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
-from graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph
+from recollect import thread_config, user_turn
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import NewFact, ProfileEntry
+from recollect.state.context import Context
 from recollect.store.scope import Scope
-from state.context import Context
 from tests.support.memory import memory_over
 from tests.support.scripted_openai import ScriptedOpenAI
 

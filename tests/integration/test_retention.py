@@ -12,12 +12,13 @@ from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.graph import END, START, StateGraph
 from psycopg_pool import ConnectionPool
 
-from graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph
+from recollect import thread_config, user_turn
 from recollect.history.owned_checkpoints import ScopedPostgresSaver
 from recollect.history.retention import RetainingPostgresSaver, retention_from_env
+from recollect.state.context import Context
 from recollect.store.server import open_pool
 from recollect.store.tenancy import scoped
-from state.context import Context
 from tests.support.db import DEFAULT_SCOPE
 from tests.support.scripted_openai import ScriptedOpenAI
 

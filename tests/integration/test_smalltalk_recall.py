@@ -11,13 +11,13 @@ from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 from psycopg_pool import ConnectionPool
 
-from nodes.recall import RecallNode
 from recollect.basestore.store import RecollectStore
 from recollect.longterm.configured import configured_memory
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewFact, ProfileEntry
+from recollect.prebuilt.recall import RecallNode
+from recollect.state.context import Context
 from recollect.store.scope import Scope
-from state.context import Context
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 NORA = Scope.for_user("acme", "nora")

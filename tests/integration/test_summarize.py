@@ -11,12 +11,13 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.postgres import PostgresSaver
 
-from graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph
+from recollect import thread_config, user_turn
 from recollect.history.summary import FOLD_BATCH_TOKENS, FOLD_INSTRUCTIONS, UNFOLDED_BUDGETS
 from recollect.history.tokens import text_tokens
 from recollect.history.window import message_tokens
 from recollect.models import factory as models
-from state.context import Context
+from recollect.state.context import Context
 from tests.support.scripted_openai import Reply, ScriptedError, ScriptedOpenAI, echo_responder
 
 _MARK = re.compile(r"\bT(\d{2})\b")

@@ -10,9 +10,10 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.postgres import PostgresSaver
 
-from graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph
+from recollect import thread_config, user_turn
 from recollect.history.window import CANCELLED_TOOL_CALL
-from state.context import Context
+from recollect.state.context import Context
 from tests.support.scripted_openai import ScriptedOpenAI, message_order_errors
 
 

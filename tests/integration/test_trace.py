@@ -13,11 +13,13 @@ from langgraph.checkpoint.postgres import PostgresSaver
 from langsmith import Client
 from psycopg_pool import ConnectionPool
 
-from graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph
+from recollect import thread_config, user_turn
 from recollect.extraction.fact_writer import EngineWriter
 from recollect.extraction.worker import Worker, WorkerSettings
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewFact
+from recollect.state.context import Context
 from recollect.store.scope import Scope
 from recollect.store.threads import claim_thread
 from recollect.trace.find import story
@@ -31,7 +33,6 @@ from recollect.trace.store import (
     write_turns,
 )
 from recollect.trace.writer import WRITER
-from state.context import Context
 from tests.support.db import DEFAULT_SCOPE
 from tests.support.extraction import fact
 from tests.support.memory import memory_over

@@ -8,9 +8,10 @@ import json
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.postgres import PostgresSaver
 
-from graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph
+from recollect import thread_config, user_turn
 from recollect.history.tokens import text_tokens
-from state.context import Context
+from recollect.state.context import Context
 from tests.support.scripted_openai import ScriptedOpenAI
 
 

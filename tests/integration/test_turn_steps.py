@@ -15,10 +15,11 @@ from langchain_core.tracers.schemas import Run
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
-import nodes.extract
-from graphs.agent import make_graph, thread_config, user_turn
+import recollect.prebuilt.extract
+from graphs.agent import make_graph
+from recollect import thread_config, user_turn
 from recollect.extraction.queue import BufferedMessage, QueueUnavailableError
-from state.context import Context
+from recollect.state.context import Context
 from tests.integration.test_async_twins import _queued
 from tests.integration.test_trace import RecordingTracer
 from tests.support.db import DEFAULT_SCOPE
@@ -42,7 +43,10 @@ TURNS = [f"turn {i}: I keep {i} plants on the balcony " + "and water them " * 6 
 def counted_enqueues() -> Iterator[list[str]]:
     """Every enqueue the agent makes, by form, around the real transaction."""
     calls: list[str] = []
-    sync, asynchronous = nodes.extract.queue_for_extraction, nodes.extract.aqueue_for_extraction
+    sync, asynchronous = (
+        recollect.prebuilt.extract.queue_for_extraction,
+        recollect.prebuilt.extract.aqueue_for_extraction,
+    )
 
     def counted(*args: Any) -> None:
         calls.append("sync")
@@ -53,8 +57,8 @@ def counted_enqueues() -> Iterator[list[str]]:
         await asynchronous(*args)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(nodes.extract, "queue_for_extraction", counted)
-        patch.setattr(nodes.extract, "aqueue_for_extraction", acounted)
+        patch.setattr(recollect.prebuilt.extract, "queue_for_extraction", counted)
+        patch.setattr(recollect.prebuilt.extract, "aqueue_for_extraction", acounted)
         yield calls
 
 
@@ -63,7 +67,10 @@ def sent_enqueues(failing: frozenset[int] = frozenset()) -> Iterator[list[list[s
     """The user messages each enqueue hands over, in order; the calls numbered in `failing`
     (from 0) find the database away, as `QueueUnavailableError`, before the real transaction."""
     sent: list[list[str]] = []
-    sync, asynchronous = nodes.extract.queue_for_extraction, nodes.extract.aqueue_for_extraction
+    sync, asynchronous = (
+        recollect.prebuilt.extract.queue_for_extraction,
+        recollect.prebuilt.extract.aqueue_for_extraction,
+    )
 
     def record(messages: list[BufferedMessage]) -> None:
         sent.append([m.content for m in messages if m.role == "user"])
@@ -79,8 +86,8 @@ def sent_enqueues(failing: frozenset[int] = frozenset()) -> Iterator[list[list[s
         await asynchronous(ctx, thread, messages)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(nodes.extract, "queue_for_extraction", recorded)
-        patch.setattr(nodes.extract, "aqueue_for_extraction", arecorded)
+        patch.setattr(recollect.prebuilt.extract, "queue_for_extraction", recorded)
+        patch.setattr(recollect.prebuilt.extract, "aqueue_for_extraction", arecorded)
         yield sent
 
 

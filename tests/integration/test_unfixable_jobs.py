@@ -10,12 +10,13 @@ import pytest
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
-from graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph
+from recollect import thread_config, user_turn
 from recollect.extraction import queue as jobs
 from recollect.extraction.worker import Worker, WorkerSettings
 from recollect.models.factory import DEFAULT_OPENAI_MODEL, OFFLINE_MODEL
+from recollect.state.context import Context
 from recollect.store.pool import use_pool
-from state.context import Context
 from tests.support.db import all_rows
 from tests.support.extraction import TableWriter, fact, remembered
 from tests.support.scripted_openai import ScriptedOpenAI

@@ -7,9 +7,9 @@ from typing import Any
 
 from langchain.agents import create_agent
 
-from nodes.memory_middleware import MemoryMiddleware
 from recollect.models.factory import chat_model
-from state.context import Context
+from recollect.prebuilt.middleware import MemoryMiddleware
+from recollect.state.context import Context
 
 
 def make_agent(memory: Any, checkpointer: Any) -> Any:

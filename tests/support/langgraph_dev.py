@@ -85,18 +85,15 @@ def langgraph_dev(
     config: Path | None = None,
     jobs: int | None = None,
     cwd: Path = PROJECT_ROOT,
-    with_worker: bool = False,
 ) -> Iterator[str]:
     """Yield the server's base URL once `/ok` answers; kill the process group on exit.
     `config` replaces the project's `langgraph.json` (the load benchmark adds a graph); `jobs`
     is how many runs the server executes at once (`langgraph dev` runs one unless told);
     `cwd` is where the server keeps its in-memory runtime between starts (`.langgraph_api/`:
-    threads and runs), the project unless a caller wants a fresh one; `with_worker` starts it
-    as `make dev` does, through `recollect dev`, with the memory worker beside it."""
+    threads and runs), the project unless a caller wants a fresh one. The served app runs the
+    memory worker in its lifespan unless `env` sets `RECOLLECT_SERVER_WORKER=off`."""
     port = free_port()
     command = [str(Path(sys.executable).parent / "langgraph"), "dev", "--no-browser"]
-    if with_worker:
-        command = [sys.executable, "-m", "recollect.cli.main", "dev", "--", "--no-browser"]
     if config is not None:
         command += ["--config", str(config)]
     if jobs is not None:

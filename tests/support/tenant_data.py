@@ -9,7 +9,8 @@ from typing import Any
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
-from graphs.agent import make_graph, thread_config, user_turn
+from graphs.agent import make_graph
+from recollect import thread_config, user_turn
 from recollect.approvals.records import AuditEntry, RefundRequest
 from recollect.approvals.store import (
     NewWorkflow,
@@ -23,11 +24,11 @@ from recollect.extraction import queue as jobs
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewEpisode, NewFact, ProfileEntry
 from recollect.longterm.rerankers import LATE_INTERACTION, load_reranker
+from recollect.state.context import Context
 from recollect.store.scope import REVIEWER, Scope
 from recollect.store.tenancy import scoped
 from recollect.store.threads import claim_thread
 from recollect.trace.writer import WRITER
-from state.context import Context
 
 INSERT_REVIEW_ITEM = """
 INSERT INTO fact_candidates (org_id, user_id, text, category, confidence, status, dedup_key)

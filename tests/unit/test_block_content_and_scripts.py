@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from nodes.extract import buffered
-from nodes.prompt import build_prompt
 from recollect.history.content import EXCERPT_KEY, MAX_NON_TEXT_BLOCKS
 from recollect.history.summary import fold_prompt
 from recollect.history.tokens import NON_TEXT_BLOCK_TOKENS, message_tokens, text_tokens
 from recollect.history.truncation import truncate_text
 from recollect.history.window import fit_window
-from state.context import Context
+from recollect.prebuilt.extract import buffered
+from recollect.prebuilt.prompt import build_prompt
+from recollect.state.context import Context
 
 IMAGE = {"type": "image_url", "image_url": {"url": "data:image/png;base64," + "A" * 40_000}}
 

@@ -10,8 +10,8 @@ from recollect.models.factory import (
     describe_model,
     resolve_model_name,
 )
+from recollect.state.context import Context
 from recollect.store.server import configured_uri, redact_password, with_database
-from state.context import Context
 
 
 def test_context_defaults_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

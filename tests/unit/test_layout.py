@@ -1,16 +1,15 @@
-"""The layout's rules, read from the code's own imports.
-
-The template (`state/`, `nodes/`, `graphs/`) calls the engine (`recollect/`); the engine never
-calls back, except its command line, which runs the graphs. Inside the engine, subsystems
-import each other in one direction only, and no two modules import each other in a circle
-(imports inside functions count: they are how circles hide). The template builds no SQL.
+"""The layout's rules. Imports are `lint-imports`' (the contracts in `pyproject.toml`, run by
+`make lint`); what is left here is what an import contract cannot say: the template sits at
+the top with the engine beside it, builds no SQL, and the contracts fail when a rule is broken.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+import shutil
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ("state", "nodes", "graphs")
 ENGINE = "recollect"
 SQL_START = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|WITH|CREATE|ALTER|DROP|GRANT)\s", re.M)
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 
 @dataclass(frozen=True)
@@ -32,12 +32,6 @@ class Module:
     def package(self) -> str:
         return self.name.split(".")[0]
 
-    @property
-    def subsystem(self) -> str | None:
-        """`recollect.<subsystem>.…`; None for the engine's own top-level modules."""
-        parts = self.name.split(".")
-        return parts[1] if parts[0] == ENGINE and len(parts) > 2 else None
-
 
 def modules(root: Path = ROOT) -> list[Module]:
     found = []
@@ -48,84 +42,6 @@ def modules(root: Path = ROOT) -> list[Module]:
                 parts.pop()
             found.append(Module(".".join(parts), path, ast.parse(path.read_text(), str(path))))
     return found
-
-
-def imported(module: Module) -> Iterator[str]:
-    """Every module this one imports, at any depth of its code."""
-    for node in ast.walk(module.tree):
-        if isinstance(node, ast.Import):
-            yield from (alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            yield node.module
-            yield from (f"{node.module}.{alias.name}" for alias in node.names)
-
-
-def edges(found: list[Module]) -> dict[str, set[str]]:
-    names = {m.name for m in found}
-    graph: dict[str, set[str]] = {m.name: set() for m in found}
-    for module in found:
-        for target in imported(module):
-            if target in names and target != module.name:
-                graph[module.name].add(target)
-    return graph
-
-
-def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components of more than one node (Tarjan)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    result: list[list[str]] = []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for nxt in sorted(graph.get(node, ())):
-            if nxt not in index:
-                visit(nxt)
-                low[node] = min(low[node], low[nxt])
-            elif nxt in on_stack:
-                low[node] = min(low[node], index[nxt])
-        if low[node] == index[node]:
-            component = []
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                component.append(member)
-                if member == node:
-                    break
-            if len(component) > 1:
-                result.append(sorted(component))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return result
-
-
-def engine_importing_template(found: list[Module]) -> list[str]:
-    return [
-        f"{m.name} imports {target}"
-        for m in found
-        if m.package == ENGINE and m.subsystem != "cli"
-        for target in imported(m)
-        if target.split(".")[0] in TEMPLATE
-    ]
-
-
-def subsystem_graph(found: list[Module]) -> dict[str, set[str]]:
-    graph: dict[str, set[str]] = {}
-    for m in found:
-        if m.subsystem is None or m.subsystem == "cli":
-            continue
-        graph.setdefault(m.subsystem, set())
-        for target in imported(m):
-            parts = target.split(".")
-            if parts[0] == ENGINE and len(parts) > 2 and parts[1] not in (m.subsystem, "cli"):
-                graph[m.subsystem].add(parts[1])
-    return graph
 
 
 def sql_in_template(found: list[Module]) -> list[str]:
@@ -171,45 +87,63 @@ def test_the_template_sits_at_the_top_and_the_engine_beside_it() -> None:
     assert (ROOT / ENGINE / "__init__.py").is_file()
 
 
-def test_the_engine_never_imports_the_template(found: list[Module]) -> None:
-    assert engine_importing_template(found) == []
-
-
-def test_subsystems_import_each_other_in_one_direction(found: list[Module]) -> None:
-    graph = subsystem_graph(found)
-    assert {"store", "history", "longterm", "extraction", "privacy", "approvals"} <= set(graph)
-    assert cycles(graph) == []
-    assert graph["store"] == set(), "the store is the ground floor"
-
-
-def test_no_two_modules_import_each_other_in_a_circle(found: list[Module]) -> None:
-    assert cycles(edges(found)) == []
-
-
 def test_the_template_builds_no_sql(found: list[Module]) -> None:
     assert sql_in_template(found) == []
 
 
-def test_each_rule_can_fail(tmp_path: Path) -> None:
-    """The checks above, fed a tree that breaks each rule once."""
-    files = {
-        "recollect/__init__.py": "",
-        "recollect/store/__init__.py": "",
-        "recollect/store/a.py": "from recollect.longterm import b\n",
-        "recollect/longterm/__init__.py": "",
-        "recollect/longterm/b.py": "def f():\n    from recollect.store import a\n",
-        "recollect/longterm/c.py": "import state.agent\n",
-        "state/__init__.py": "",
-        "state/agent.py": "",
-        "nodes/__init__.py": "",
-        "nodes/n.py": 'def n(conn):\n    conn.execute("SELECT 1")\n',
-        "graphs/__init__.py": "",
-    }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
+def test_the_template_builds_no_sql_when_it_does(tmp_path: Path) -> None:
+    (tmp_path / "nodes").mkdir()
+    (tmp_path / "nodes" / "n.py").write_text('def n(conn):\n    conn.execute("SELECT 1")\n')
     broken = modules(tmp_path)
-    assert engine_importing_template(broken) == ["recollect.longterm.c imports state.agent"]
-    assert cycles(subsystem_graph(broken)) == [["longterm", "store"]]
-    assert cycles(edges(broken)) == [["recollect.longterm.b", "recollect.store.a"]]
     assert sorted(sql_in_template(broken)) == ["nodes.n:2 .execute()", "nodes.n:2 SQL text"]
+
+
+def _lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--config", str(tree / "pyproject.toml"), "--no-cache"],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def copied_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The engine, the template and the contracts, copied where they can be broken."""
+    tree = tmp_path_factory.mktemp("layout")
+    for top in (ENGINE, *TEMPLATE):
+        shutil.copytree(ROOT / top, tree / top, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tree / "pyproject.toml")
+    return tree
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "contract"),
+    [
+        ("graphs/agent.py", "from recollect.store.pool import shared_pool", "public surface"),
+        ("recollect/longterm/plans.py", "import graphs.agent", "never imports the template"),
+        ("state/agent.py", "import nodes.memory_job", "graphs over nodes over state"),
+        ("recollect/store/clock.py", "import recollect.longterm.facts", "ground floor"),
+        ("recollect/trace/writer.py", "import recollect.prebuilt.trace", "No circles"),
+    ],
+)
+def test_each_contract_fails_when_its_rule_is_broken(
+    copied_tree: Path, module: str, line: str, contract: str
+) -> None:
+    path = copied_tree / module
+    kept = path.read_text()
+    path.write_text(f"{kept}\n{line}\n")
+    try:
+        result = _lint_imports(copied_tree)
+    finally:
+        path.write_text(kept)
+    assert result.returncode == 1, result.stdout[-2000:]
+    broken = [row for row in result.stdout.splitlines() if row.endswith(" BROKEN")]
+    assert any(contract in row for row in broken), broken
+
+
+def test_the_copied_tree_keeps_every_contract(copied_tree: Path) -> None:
+    result = _lint_imports(copied_tree)
+    assert result.returncode == 0, result.stdout[-2000:]

@@ -13,7 +13,7 @@ from recollect.history.pinning import (
     pins_from_text,
 )
 from recollect.history.records import PinnedValue
-from state.memory_state import merge_pinned
+from recollect.state.memory_state import merge_pinned
 
 
 def values(pins: dict[str, PinnedValue]) -> dict[str, str]:

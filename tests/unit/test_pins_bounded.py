@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import BaseMessage, HumanMessage
 
-from nodes.prompt import build_prompt
 from recollect.history.pinning import (
     MAX_PINNED_INSTRUCTIONS,
     MAX_PINNED_VALUES,
@@ -18,7 +17,8 @@ from recollect.history.pinning import (
 )
 from recollect.history.records import PinnedValue
 from recollect.history.summary import extractive_fold, render_for_fold
-from state.context import Context
+from recollect.prebuilt.prompt import build_prompt
+from recollect.state.context import Context
 
 
 def found(text: str) -> dict[str, str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nodes.prepare import _together
+from recollect.prebuilt.prepare import _together
 
 
 def test_recall_and_trim_updates_are_joined() -> None:

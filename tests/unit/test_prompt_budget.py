@@ -7,12 +7,12 @@ import json
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from nodes.prompt import SHARES, build_prompt
 from recollect.history.records import PinnedValue
 from recollect.history.window import message_tokens
+from recollect.prebuilt.prompt import SHARES, build_prompt
+from recollect.state.context import Context
+from recollect.state.memory_state import RecalledItem, RunningSummary
 from state.agent import AgentState
-from state.context import Context
-from state.memory_state import RecalledItem, RunningSummary
 
 
 def _ctx(tokens: int = 6000) -> Context:

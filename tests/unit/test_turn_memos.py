@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from langchain_core.tools import tool
 
-from nodes.call_model import _Bound
 from recollect.auth.served import identity_of
 from recollect.models.offline import OfflineChatModel
+from recollect.prebuilt.call_model import _Bound
 
 
 @tool

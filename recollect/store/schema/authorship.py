@@ -13,7 +13,7 @@ workflows (audit rows where she is the actor), which her own scope cannot read; 
 
 from __future__ import annotations
 
-from recollect.store.schema.long_term import MAX_ID_LENGTH
+from recollect.store.identity import MAX_ID_LENGTH
 from recollect.store.scope import ORG_OWNER
 
 ACTED_SIGNATURE = "recollect_acted_rows()"

@@ -13,12 +13,12 @@ the cost follows the user's own matches, not every tenant's rows that share a co
 
 from __future__ import annotations
 
+from recollect.store.identity import MAX_ID_LENGTH
 from recollect.store.schema.uuids import UUID_V7_FUNCTION
 
 COVERED_MAX_DIM = 512
 """Embeddings up to this size live in the covering index too (a btree entry must stay under
 2,704 bytes: 512 floats plus three ids of at most `MAX_ID_LENGTH`)."""
-MAX_ID_LENGTH = 128
 
 LONG_TERM_MEMORY_SQL = f"""
 {UUID_V7_FUNCTION}

@@ -13,7 +13,7 @@ step have none.
 
 from __future__ import annotations
 
-from recollect.store.schema.long_term import MAX_ID_LENGTH
+from recollect.store.identity import MAX_ID_LENGTH
 from recollect.store.scope import ORG_OWNER
 
 SHARED_ROWS = f"user_id = '{ORG_OWNER}' AND org_id = current_setting('app.org_id', true)"

@@ -9,7 +9,7 @@ known fact reinforces it instead of storing a copy). Erasing a fact erases its i
 
 from __future__ import annotations
 
-from recollect.store.schema.long_term import MAX_ID_LENGTH
+from recollect.store.identity import MAX_ID_LENGTH
 from recollect.store.scope import ORG_OWNER
 
 MAX_KEY_LENGTH = 512

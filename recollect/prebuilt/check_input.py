@@ -7,7 +7,7 @@ from langchain_core.messages import HumanMessage
 
 from recollect.history.limits import check_message
 from recollect.history.pinning import unscanned
-from state.agent import AgentState
+from recollect.state.agent_state import AgentState
 
 
 def check_new_messages(state: AgentState) -> None:

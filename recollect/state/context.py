@@ -2,7 +2,7 @@
 
 Defaults come from the environment when a `Context` is built; values given at run time win.
 Each graph's context schema is a subclass that names the settings it offers (Studio shows
-those, with their descriptions and defaults; `state/run_settings.py`).
+those, with their descriptions and defaults; `recollect/state/run_settings.py`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from pydantic import ConfigDict
 
-from state.run_settings import run_settings_schema
+from recollect.state.run_settings import run_settings_schema
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are a helpful assistant with memory. Use the memory sections below when they are "

@@ -1,7 +1,7 @@
 """The memory's own state fields, as a mixin any graph's state can add to its own.
 
 `class State(MessagesState, MemoryState)` gives a plain `StateGraph` everything the memory
-nodes read and write (`nodes/memory_middleware.py` mixes it into `create_agent`'s state).
+nodes read and write (`recollect/prebuilt/middleware.py` mixes it into `create_agent`'s state).
 The TypedDicts come from `typing_extensions`, which is what `MessagesState` and LangChain's
 `AgentState` use (mixing in `typing.TypedDict` is a metaclass conflict), and what pydantic
 needs to build their JSON schemas on Python 3.11. Sub-records are TypedDicts (plain dicts on

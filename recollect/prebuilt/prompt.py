@@ -19,16 +19,16 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, SystemMessage, ToolMessage
 
-from nodes.memory_block import MEMORY_IS_DATA, memory_block, quoted
 from recollect.history.content import cut_content
 from recollect.history.pinning import INSTRUCTION_KINDS
 from recollect.history.records import PinnedValue
 from recollect.history.summary import cap_summary
 from recollect.history.tokens import text_tokens
 from recollect.history.window import MIN_MESSAGE_TOKENS, fit_window, message_tokens, valid_history
-from state.agent import AgentState
-from state.context import Context
-from state.memory_state import RecalledItem
+from recollect.prebuilt.memory_block import MEMORY_IS_DATA, memory_block, quoted
+from recollect.state.agent_state import AgentState
+from recollect.state.context import Context
+from recollect.state.memory_state import RecalledItem
 
 
 @dataclass(frozen=True)

@@ -15,14 +15,18 @@ from typing import Any, NamedTuple
 from langchain_core.messages import AnyMessage
 from langgraph.runtime import Runtime
 
-from nodes.context import context_of
-from nodes.queue_for_extraction import aqueue_for_extraction, queue_for_extraction, run_thread_id
-from nodes.trace import record_turn
 from recollect.extraction.queue import BufferedMessage, QueueUnavailableError
+from recollect.prebuilt.queue_for_extraction import (
+    aqueue_for_extraction,
+    queue_for_extraction,
+    run_thread_id,
+)
+from recollect.prebuilt.run_context import context_of
+from recollect.prebuilt.trace import record_turn
+from recollect.state.agent_state import AgentState
+from recollect.state.context import Context
 from recollect.store.pool import open_shared_pool, shared_pool
 from recollect.trace.settings import tracing_enabled
-from state.agent import AgentState
-from state.context import Context
 
 _ROLES = {"human": "user", "ai": "assistant"}
 log = logging.getLogger(__name__)

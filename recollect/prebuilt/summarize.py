@@ -19,8 +19,6 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 from langgraph.runtime import Runtime
 
-from nodes.context import context_of
-from nodes.trace import note_fold
 from recollect.history.summary import (
     MAX_FOLD_CALLS,
     MAX_FOLD_FAILURES,
@@ -32,9 +30,11 @@ from recollect.history.summary import (
     over_cap,
 )
 from recollect.models.factory import OFFLINE_MODEL, chat_model, resolve_model_name
-from state.agent import AgentState
-from state.context import Context
-from state.memory_state import FoldStatus, RunningSummary
+from recollect.prebuilt.run_context import context_of
+from recollect.prebuilt.trace import note_fold
+from recollect.state.agent_state import AgentState
+from recollect.state.context import Context
+from recollect.state.memory_state import FoldStatus, RunningSummary
 
 logger = logging.getLogger(__name__)
 

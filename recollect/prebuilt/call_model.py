@@ -11,14 +11,14 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
 
-from nodes.context import context_of
-from nodes.prompt import PromptSection, build_prompt
-from nodes.trace import note_prompt
 from recollect.history.pinning import eviction_note, pin_change, unscanned
 from recollect.models.factory import chat_model
-from state.agent import AgentState
-from state.context import Context
-from state.memory_state import merge_pinned
+from recollect.prebuilt.prompt import PromptSection, build_prompt
+from recollect.prebuilt.run_context import context_of
+from recollect.prebuilt.trace import note_prompt
+from recollect.state.agent_state import AgentState
+from recollect.state.context import Context
+from recollect.state.memory_state import merge_pinned
 
 
 class ModelNode(Protocol):

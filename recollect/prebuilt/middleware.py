@@ -6,7 +6,7 @@ budgeted prompt (system prompt, profile, recalled memories, summary, pins, the r
 in place of the raw message list; after the reply that ends the turn it folds what left the
 window into the summary when one is due and queues the turn for background extraction. Its
 state is `MemoryAgentState`, `create_agent`'s own state with `MemoryState` mixed in. Settings
-are `state.context.Context`, or the subclass named as `context_schema` (give `create_agent` the
+are `recollect.Context`, or the subclass named as `context_schema` (give `create_agent` the
 same): every hook and tool reads them as that class, its defaults filling in what a run does
 not send.
 """
@@ -30,17 +30,17 @@ from langgraph.prebuilt import ToolRuntime
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from nodes.call_model import TurnPrompt, prompt_for_model
-from nodes.check_input import check_new_messages
-from nodes.context import as_schema, context_of, settled
-from nodes.finish_turn import afinish_turn, finish_turn
-from nodes.prepare import PrepareNode
-from nodes.prompt import PromptSection
-from nodes.recall import MemorySource
 from recollect.longterm.process import process_memory
-from state.agent import AgentState as MemoryAgentView
-from state.context import Context
-from state.memory_state import MemoryState
+from recollect.prebuilt.call_model import TurnPrompt, prompt_for_model
+from recollect.prebuilt.check_input import check_new_messages
+from recollect.prebuilt.finish_turn import afinish_turn, finish_turn
+from recollect.prebuilt.prepare import PrepareNode
+from recollect.prebuilt.prompt import PromptSection
+from recollect.prebuilt.recall import MemorySource
+from recollect.prebuilt.run_context import as_schema, context_of, settled
+from recollect.state.agent_state import AgentState as MemoryAgentView
+from recollect.state.context import Context
+from recollect.state.memory_state import MemoryState
 
 
 class MemoryAgentState(AgentState[Any], MemoryState, total=False):

@@ -17,9 +17,9 @@ from typing import Any, TypeVar, cast
 from langchain_core.runnables import Runnable, RunnableConfig
 from langgraph.runtime import Runtime
 
-from nodes.context import settled
 from recollect.langgraph_private import CONFIG_KEY_RUNTIME, dual_step
-from state.context import Context
+from recollect.prebuilt.run_context import settled
+from recollect.state.context import Context
 
 Routed = TypeVar("Routed")
 

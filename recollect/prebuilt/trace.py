@@ -19,10 +19,13 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.tracers.langchain import LangChainTracer
 from langgraph.config import get_config
 
-from nodes.prompt import Prompt
-from nodes.queue_for_extraction import run_thread_id
 from recollect.longterm.records import Recollection
 from recollect.models.factory import resolve_model_name
+from recollect.prebuilt.prompt import Prompt
+from recollect.prebuilt.queue_for_extraction import run_thread_id
+from recollect.state.agent_state import AgentState
+from recollect.state.context import Context
+from recollect.state.memory_state import RunningSummary
 from recollect.store.pool import shared_pool
 from recollect.store.scope import Scope
 from recollect.trace.collector import COLLECTOR, TurnKey
@@ -30,9 +33,6 @@ from recollect.trace.metrics import used_items
 from recollect.trace.settings import clip, tracing_enabled
 from recollect.trace.store import PendingTrace
 from recollect.trace.writer import WRITER
-from state.agent import AgentState
-from state.context import Context
-from state.memory_state import RunningSummary
 
 MAX_CANDIDATES = 30
 """Recall candidates kept per trace (best first): enough to see what just missed."""

@@ -9,10 +9,10 @@ from typing import Any, cast
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
-from nodes.extract import aextract, extract
-from nodes.summarize import asummarize, summarize
-from state.agent import AgentState
-from state.context import Context
+from recollect.prebuilt.extract import aextract, extract
+from recollect.prebuilt.summarize import asummarize, summarize
+from recollect.state.agent_state import AgentState
+from recollect.state.context import Context
 
 
 def reply_ends_turn(state: AgentState) -> bool:

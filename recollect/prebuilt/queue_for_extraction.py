@@ -9,10 +9,10 @@ from langgraph.config import get_config
 
 from recollect.extraction.queue import BufferedMessage, Debounce, aenqueue, enqueue
 from recollect.models.factory import resolve_model_name
+from recollect.state.context import Context
 from recollect.store.apool import shared_async_pool
 from recollect.store.pool import shared_pool
 from recollect.store.scope import Scope
-from state.context import Context
 
 
 def run_thread_id() -> str | None:

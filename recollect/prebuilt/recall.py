@@ -18,19 +18,19 @@ from langchain_core.messages import AnyMessage, HumanMessage
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
-from nodes.context import context_of
-from nodes.trace import note_recall
 from recollect.basestore.values import item_text
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.recall import has_content
 from recollect.longterm.records import Recollection, StoredFact
+from recollect.prebuilt.run_context import context_of
+from recollect.prebuilt.trace import note_recall
+from recollect.state.agent_state import AgentState
+from recollect.state.context import Context
+from recollect.state.memory_state import RecalledItem
 from recollect.store.apool import shared_async_pool
 from recollect.store.errors import RecollectError
 from recollect.store.offload import offloaded
 from recollect.store.scope import Scope
-from state.agent import AgentState
-from state.context import Context
-from state.memory_state import RecalledItem
 
 log = logging.getLogger(__name__)
 

@@ -18,12 +18,12 @@ from langchain_core.messages import BaseMessage, RemoveMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
 
-from nodes.context import context_of
-from nodes.trace import note_trim
 from recollect.history.pinning import eviction_note, pin_change, unscanned
 from recollect.history.window import close_dangling_calls, fit_window
-from state.agent import AgentState
-from state.context import Context
+from recollect.prebuilt.run_context import context_of
+from recollect.prebuilt.trace import note_trim
+from recollect.state.agent_state import AgentState
+from recollect.state.context import Context
 
 
 def trim(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:

@@ -15,10 +15,10 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from nodes.recall import MemorySource, RecallNode
-from nodes.trim import atrim, trim
-from state.agent import AgentState
-from state.context import Context
+from recollect.prebuilt.recall import MemorySource, RecallNode
+from recollect.prebuilt.trim import atrim, trim
+from recollect.state.agent_state import AgentState
+from recollect.state.context import Context
 
 
 class PrepareNode:

@@ -20,18 +20,18 @@ from langgraph.graph.message import add_messages
 from langgraph.managed import RemainingSteps
 from langgraph.runtime import Runtime
 
-from nodes.call_model import prompt_for_model
-from nodes.check_input import check_new_messages, turn_starts
-from nodes.context import context_of, settled
-from nodes.finish_turn import afinish_turn, finish_turn
-from nodes.prepare import PrepareNode
-from nodes.prompt import PromptSection
-from nodes.recall import MemorySource
 from recollect.langgraph_private import dual_step
 from recollect.longterm.process import process_memory
-from state.agent import AgentState
-from state.context import Context
-from state.memory_state import MemoryState, merge_pinned
+from recollect.prebuilt.call_model import prompt_for_model
+from recollect.prebuilt.check_input import check_new_messages, turn_starts
+from recollect.prebuilt.finish_turn import afinish_turn, finish_turn
+from recollect.prebuilt.prepare import PrepareNode
+from recollect.prebuilt.prompt import PromptSection
+from recollect.prebuilt.recall import MemorySource
+from recollect.prebuilt.run_context import context_of, settled
+from recollect.state.agent_state import AgentState
+from recollect.state.context import Context
+from recollect.state.memory_state import MemoryState, merge_pinned
 
 
 class ReactMemoryState(MemoryState, total=False):

@@ -2,7 +2,7 @@
 the served API authenticated, when there is one.
 
 A graph whose settings are a `Context` subclass (a fork's, with fields of its own) hands its
-steps that class: `graphs.settings.with_settings` makes the run's context one (`settled`)
+steps that class: `recollect.with_settings` makes the run's context one (`settled`)
 before a step reads it, and `context_of` keeps the class it is given. The drop-in hosts
 (`MemoryMiddleware`, `MemoryHooks`) settle the runtime their hooks receive the same way."""
 
@@ -15,9 +15,9 @@ from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
 from recollect.auth.served import served_identity
+from recollect.state.context import Context
 from recollect.store.errors import RecollectError
 from recollect.store.identity import InvalidIdError, normalise_id
-from state.context import Context
 
 SettingsT = TypeVar("SettingsT", bound=Context)
 

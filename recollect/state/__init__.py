@@ -1,0 +1,1 @@
+"""The memory's typed state and run settings; import them from `recollect`."""
