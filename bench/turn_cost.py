@@ -8,8 +8,11 @@ thread's first, before retention starts deleting), plus the round trips of the f
 deletes one: transactions are pool checkouts, round trips the times a pipelined connection
 waited for the server (`tests/support/round_trips.py`).
 CPU is `time.process_time()` over `--users` users of `--turns` turns each, all at once, per turn.
+With `--server-worker` the served app's extraction worker runs in the same process, as it does
+in a server, and its CPU counts in the turns' (each thread's fifth turn makes its job due).
 
     python -m bench.turn_cost --json bench/out/turn_cost.json
+    python -m bench.turn_cost --server-worker --json bench/out/turn_cost_worker.json
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from graphs.agent import make_graph
 from recollect import thread_config, user_turn
 from recollect.history.persistence import PlatformPostgresSaver
 from recollect.longterm.configured import configured_memory
+from recollect.prebuilt.served_worker import start_server_worker
 from recollect.state.context import Context
 from recollect.store.apool import close_async_pools
 from recollect.store.pool import install_process_pool
@@ -126,8 +130,9 @@ async def cpu_per_turn(graph: Any, name: str, users: int, turns: int) -> dict[st
     }
 
 
-async def measure(uri: str, users: int, turns: int) -> dict[str, Any]:
-    """Both systems on one database, one after the other."""
+async def measure(uri: str, users: int, turns: int, worker: bool = False) -> dict[str, Any]:
+    """Both systems on one database, one after the other (with the served worker beside them
+    when `worker`)."""
     apool: AsyncConnectionPool[Any] = AsyncConnectionPool(
         app_uri(uri), max_size=8, kwargs=dict(CONNECTION_KWARGS), open=False
     )
@@ -142,10 +147,15 @@ async def measure(uri: str, users: int, turns: int) -> dict[str, Any]:
                 "stock": stock_builder.compile(checkpointer=saver),
                 "recollect": make_graph(checkpointer=saver, memory=configured_memory(pool)),
             }
+            running = await asyncio.to_thread(start_server_worker) if worker else None
             out: dict[str, Any] = {}
-            for name, graph in graphs.items():
-                out[name] = await one_thread(graph, saver, f"{name}-counted")
-                out[name] |= await cpu_per_turn(graph, name, users, turns)
+            try:
+                for name, graph in graphs.items():
+                    out[name] = await one_thread(graph, saver, f"{name}-counted")
+                    out[name] |= await cpu_per_turn(graph, name, users, turns)
+            finally:
+                if running is not None:
+                    await asyncio.to_thread(running.close)
             return out
     finally:
         await close_async_pools()
@@ -158,6 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--users", type=int, default=USERS, help="users at once for the CPU")
     parser.add_argument("--turns", type=int, default=TURNS, help="turns per user for the CPU")
     parser.add_argument("--json", type=Path, default=None, help="write the result here")
+    parser.add_argument(
+        "--server-worker", action="store_true", help="the served extraction worker beside"
+    )
     args = parser.parse_args(argv)
     if min(args.users, args.turns) < 1:
         parser.error("--users and --turns must be at least 1")
@@ -165,7 +178,8 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.pop(name, None)
     root = Path(tempfile.mkdtemp(prefix="recollect-turn-cost-"))
     with temporary_postgres(root) as uri:
-        systems = asyncio.run(measure(uri, args.users, args.turns))
+        os.environ["RECOLLECT_DATABASE_URI"] = uri  # where the served worker looks
+        systems = asyncio.run(measure(uri, args.users, args.turns, args.server_worker))
     columns = [
         "node runs",
         "checkpoints",
@@ -182,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         result = {"benchmark": "turn_cost", "users": args.users, "turns": args.turns}
+        result |= {"server_worker": args.server_worker}
         args.json.write_text(json.dumps(result | {"systems": systems}, indent=2) + "\n")
         print(f"wrote {args.json}")
     return 0

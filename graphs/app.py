@@ -2,9 +2,10 @@
 the extraction worker beside the API (`recollect.engine.server_worker`), and its middleware
 runs in front of every route LangGraph serves, including the ones its `Auth` never sees:
 a request with two differing credentials refused (`recollect/auth/one_credential.py`), the
-server's operator routes closed (`recollect/auth/operator_routes.py`), a thread create that
-names its own id refused (`recollect/auth/thread_ids.py`) and a malformed store search refused
-with a 422 (`recollect/basestore/search_shape.py`)."""
+server's operator routes closed (`recollect/auth/operator_routes.py`), a body too large, too
+deep or holding text the database cannot store refused (`recollect/auth/bounded_json.py`), a
+thread create that names its own id refused (`recollect/auth/thread_ids.py`) and a malformed
+store search refused with a 422 (`recollect/basestore/search_shape.py`)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from starlette.middleware import Middleware
 
 from graphs.auth import authenticate
 from recollect.auth.api_keys import AuthenticationError
+from recollect.auth.bounded_json import BoundedJson
 from recollect.auth.identity import Identity
 from recollect.auth.one_credential import OneCredential
 from recollect.auth.operator_routes import OperatorRoutes
@@ -36,6 +38,7 @@ app = Starlette(
     middleware=[
         Middleware(OneCredential),
         Middleware(OperatorRoutes, identify=identify),
+        Middleware(BoundedJson),
         Middleware(ServerChosenThreadIds),
         Middleware(StoreSearchShape),
     ],

@@ -33,7 +33,7 @@ from recollect.auth.ownership import (
     thread_filter,
 )
 from recollect.auth.served import identity_of
-from recollect.engine import MessageTooLargeError, check_message
+from recollect.engine import MessageRefusedError, MessageTooLargeError, check_message
 
 auth = Auth()
 _KEYS = load_api_keys()
@@ -199,9 +199,10 @@ def _refuse_run(kwargs: dict[str, Any], identity: Identity) -> None:
     if reason:
         raise Auth.exceptions.HTTPException(status_code=403, detail=reason)
     _refuse_out_of_bounds(kwargs.get("context"), (kwargs.get("config") or {}).get("configurable"))
-    too_large = oversized_input(kwargs)
-    if too_large:  # refused before the input is checkpointed, embedded or sent anywhere
-        raise Auth.exceptions.HTTPException(status_code=413, detail=too_large)
+    refused = refused_input(kwargs)
+    if refused is not None:  # refused before the input is checkpointed, embedded or sent anywhere
+        status = 413 if isinstance(refused, MessageTooLargeError) else 422
+        raise Auth.exceptions.HTTPException(status_code=status, detail=str(refused))
 
 
 def _refuse_out_of_bounds(*contexts: object) -> None:
@@ -240,9 +241,10 @@ async def own_namespaces(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> 
         )
 
 
-def oversized_input(kwargs: dict[str, Any]) -> str | None:
+def refused_input(kwargs: dict[str, Any]) -> MessageRefusedError | None:
     """Why a run's input must be refused before it is stored, if a message in it is over the
-    size limits (the same check the chat and the graph's entry make)."""
+    size limits or holds text the database cannot store (the same check the chat and the
+    graph's entry make)."""
     run_input = kwargs.get("input")
     messages = run_input.get("messages") if isinstance(run_input, dict) else None
     for message in messages if isinstance(messages, list) else []:
@@ -250,6 +252,6 @@ def oversized_input(kwargs: dict[str, Any]) -> str | None:
         if isinstance(content, str | list):
             try:
                 check_message(content)
-            except MessageTooLargeError as exc:
-                return str(exc)
+            except MessageRefusedError as exc:
+                return exc
     return None

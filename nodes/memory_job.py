@@ -1,8 +1,7 @@
 """Run a conversation's queued extraction now: the `memory` graph's only step.
 
-On LangGraph Platform there may be no `recollect worker`; the client schedules this graph
-after each turn with `after_seconds` and `multitask_strategy="rollback"`, so only the last
-run of a burst executes — the same debounce, done by the platform's scheduler.
+The server's own worker extracts every thread once its debounce passes; a client that wants
+a conversation's facts at once (before showing them, say) runs this graph on it instead.
 """
 
 from __future__ import annotations

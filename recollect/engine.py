@@ -10,7 +10,7 @@ from recollect.extraction.direct import forget_now, remember_now
 from recollect.extraction.queue import BufferedMessage, QueueUnavailableError
 from recollect.extraction.records import WORKER_ROLE
 from recollect.extraction.worker import Worker
-from recollect.history.limits import MessageTooLargeError, check_message
+from recollect.history.limits import MessageRefusedError, MessageTooLargeError, check_message
 from recollect.history.owned_checkpoints import ScopedPostgresSaver
 from recollect.history.truncation import truncate_text
 from recollect.history.window import message_tokens
@@ -35,6 +35,7 @@ __all__ = [
     "WORKER_ROLE",
     "BufferedMessage",
     "InvalidIdError",
+    "MessageRefusedError",
     "MessageTooLargeError",
     "QueueUnavailableError",
     "Queued",

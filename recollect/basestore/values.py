@@ -23,6 +23,7 @@ from recollect.longterm.facts import WRITTEN_BY
 from recollect.longterm.records import FactCategory, NewFact, StoredFact
 from recollect.store import clock
 from recollect.store.scope import ORG_OWNER
+from recollect.store.storable import json_refusal
 
 DEFAULT_CATEGORY = FactCategory.BIOGRAPHICAL
 """Neither single- nor multi-valued by itself, and not copied into the profile."""
@@ -77,6 +78,9 @@ def offered(value: Any, policy: ValidationPolicy, where: str) -> Offered:
         raise ValueRejectedError(
             f"{where}: a value must be a JSON object, got {type(value).__name__}"
         )
+    refused = json_refusal(value)
+    if refused:
+        raise ValueRejectedError(f"{where}: {refused}; nothing was stored")
     try:
         size = len(json.dumps(value, allow_nan=False))
     except (TypeError, ValueError) as exc:

@@ -21,7 +21,7 @@ from recollect.cli.org import add_org_argument, org_of
 from recollect.extraction import queue as jobs
 from recollect.extraction.episodes import checkpoint_reader, end_session
 from recollect.extraction.worker import Worker, start_background
-from recollect.history.limits import MessageTooLargeError, check_message
+from recollect.history.limits import MessageRefusedError, check_message
 from recollect.history.persistence import open_persistence
 from recollect.longterm.configured import configured_memory
 from recollect.longterm.facts import LongTermMemory
@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
             try:
                 check_message(line)  # before any work: nothing is embedded, sent or saved
                 reply = _turn(agent, HumanMessage(content=line, id=str(uuid.uuid4())), config, ctx)
-            except MessageTooLargeError as exc:
+            except MessageRefusedError as exc:
                 print(f"recollect: {exc}", file=sys.stderr, flush=True)
                 continue
             print(f"assistant> {reply}", flush=True)

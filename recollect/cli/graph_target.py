@@ -42,8 +42,14 @@ def default_agent() -> str:
 def load_agent(spec: str | None, *, checkpointer: Any, memory: Any) -> Any:
     """The runnable agent `spec` names (None: `default_agent()`), persisted by `checkpointer`,
     recalling from `memory`."""
-    spec = spec or default_agent()
-    target = _attribute(spec)
+    if spec is None:
+        spec = default_agent()
+        try:
+            target = _attribute(spec)
+        except RecollectError as exc:
+            raise RecollectError(f"{exc} (pass --graph module:factory for your own)") from None
+    else:
+        target = _attribute(spec)
     if isinstance(target, StateGraph):
         return target.compile(checkpointer=checkpointer)
     if isinstance(target, Pregel):

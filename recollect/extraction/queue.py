@@ -20,6 +20,7 @@ from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from recollect.store.errors import RecollectError
 from recollect.store.scope import Scope
+from recollect.store.storable import storable
 from recollect.store.tenancy import SET_SCOPE, ascoped, scope_settings, scoped
 
 ENQUEUE = """
@@ -211,7 +212,7 @@ def _enqueue_params(
         **_scope_params(scope, thread_id),
         "ids": [m.message_id for m in messages],
         "roles": [m.role for m in messages],
-        "contents": [m.content for m in messages],
+        "contents": [storable(m.content) for m in messages],
         "model": model,
         "min_confidence": min_confidence,
         "every": debounce.every_turns,

@@ -401,17 +401,25 @@ class Worker:
             return jobs.prune_finished(conn, self.settings.retention_days)
 
     def serve(
-        self, stop: threading.Event, on_outcome: Callable[[Outcome], None] | None = None
+        self,
+        stop: threading.Event,
+        on_outcome: Callable[[Outcome], None] | None = None,
+        share: float = 1.0,
     ) -> None:
-        """Poll until `stop` is set; errors reaching the database are logged and retried."""
+        """Poll until `stop` is set; errors reaching the database are logged and retried.
+        `share` is the most of its time the worker spends on jobs while the rest of its process
+        is busy: after a job that took `t` seconds it rests up to `t * (1 - share) / share`
+        (a worker beside a server's turns; `rest_while_busy`)."""
         next_prune = 0.0
         next_sweep = 0.0
+        rest = (1.0 - share) / share
         while not stop.is_set():
+            started = time.monotonic()
             try:
-                if time.monotonic() >= next_prune:
+                if started >= next_prune:
                     self.prune()
                     next_prune = time.monotonic() + PRUNE_EVERY_S
-                if time.monotonic() >= next_sweep:
+                if started >= next_sweep:
                     next_sweep = time.monotonic() + min(SWEEP_EVERY_S, self.settings.session_idle_s)
                     self.end_idle_sessions()
                 outcome = self.run_once()
@@ -420,17 +428,40 @@ class Worker:
                 outcome = None
             if outcome is None:
                 stop.wait(self.settings.poll_s)
-            elif on_outcome is not None:
+                continue
+            if on_outcome is not None:
                 on_outcome(outcome)
+            if rest:
+                rest_while_busy(stop, (time.monotonic() - started) * rest)
+
+
+IDLE_WINDOW_S = 0.2
+IDLE_CPU = 0.2
+"""A process using less than this share of a core over a window is idle: a resting worker
+goes back to its jobs."""
+
+
+def rest_while_busy(stop: threading.Event, seconds: float) -> None:
+    """Wait up to `seconds`, ending early once the process (the resting worker aside) used
+    under `IDLE_CPU` of a core for a window: extraction yields to turns, not to idle time."""
+    end = time.monotonic() + seconds
+    while not stop.is_set():
+        window = min(IDLE_WINDOW_S, end - time.monotonic())
+        if window <= 0:
+            return
+        cpu = time.process_time()
+        stop.wait(window)
+        if time.process_time() - cpu < IDLE_CPU * window:
+            return
 
 
 def start_background(
-    worker: Worker, on_outcome: Callable[[Outcome], None] | None = None
+    worker: Worker, on_outcome: Callable[[Outcome], None] | None = None, share: float = 1.0
 ) -> tuple[threading.Thread, threading.Event]:
     """Run `worker.serve` in a daemon thread; set the event to stop it."""
     stop = threading.Event()
     thread = threading.Thread(
-        target=worker.serve, args=(stop, on_outcome), name="memory-worker", daemon=True
+        target=worker.serve, args=(stop, on_outcome, share), name="memory-worker", daemon=True
     )
     thread.start()
     return thread, stop

@@ -11,6 +11,7 @@ from typing import Any
 
 from recollect.history.tokens import block_text, is_text_block
 from recollect.store.errors import ConfigurationError, RecollectError
+from recollect.store.storable import unstorable
 
 MAX_MESSAGE_CHARS_ENV = "RECOLLECT_MAX_MESSAGE_CHARS"
 DEFAULT_MAX_MESSAGE_CHARS = 32_000
@@ -19,8 +20,16 @@ MAX_MESSAGE_BLOCKS = 16
 """Images, files and other non-text blocks one message may carry."""
 
 
-class MessageTooLargeError(RecollectError, ValueError):
-    """A message over the size limit; nothing was stored or sent."""
+class MessageRefusedError(RecollectError, ValueError):
+    """A message refused at the door; nothing was stored or sent."""
+
+
+class MessageTooLargeError(MessageRefusedError):
+    """A message over the size limit."""
+
+
+class UnstorableTextError(MessageRefusedError):
+    """A message holding text the database cannot store (`recollect.store.storable`)."""
 
 
 def max_message_chars() -> int:
@@ -38,7 +47,8 @@ def max_message_chars() -> int:
 
 
 def check_message(content: str | list[Any]) -> None:
-    """Raise `MessageTooLargeError` when `content` exceeds the limits; cheap on any size."""
+    """Raise `MessageTooLargeError` when `content` exceeds the limits, `UnstorableTextError`
+    when it holds text the database cannot store; cheap on any size."""
     limit = max_message_chars()
     blocks = [content] if isinstance(content, str) else list(content)
     chars = sum(len(block_text(b)) for b in blocks if is_text_block(b))
@@ -48,6 +58,12 @@ def check_message(content: str | list[Any]) -> None:
             f"message too large: {chars:,} characters, the limit is {limit:,} "
             f"({MAX_MESSAGE_CHARS_ENV}); nothing was sent or saved"
         )
+    for block in blocks:
+        problem = unstorable(block_text(block)) if is_text_block(block) else None
+        if problem:
+            raise UnstorableTextError(
+                f"message holds {problem}, which cannot be stored; nothing was sent or saved"
+            )
     if others > MAX_MESSAGE_BLOCKS:
         raise MessageTooLargeError(
             f"message too large: {others} attachments, the limit is {MAX_MESSAGE_BLOCKS}; "

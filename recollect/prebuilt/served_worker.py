@@ -3,8 +3,10 @@
 facts with no process of their own.
 
 One thread per server process drains the queue a job at a time on the worker role's pool of
-two connections; jobs are claimed with `FOR UPDATE SKIP LOCKED` under a lease, so several
-server processes (and any `recollect worker`) share one queue and never extract a turn twice.
+two connections, resting after each job so that it spends at most a share of its time on them
+(`RECOLLECT_SERVER_WORKER_SHARE`). Jobs are claimed with `FOR UPDATE SKIP LOCKED` under a
+lease, so several server processes (and any `recollect worker`) share one queue and never
+extract a turn twice.
 On shutdown the thread stops between jobs; a job cut short by the process's end is taken up
 again when its lease runs out. `RECOLLECT_SERVER_WORKER=off` leaves extraction to a
 `recollect worker` of its own.
@@ -34,6 +36,10 @@ from recollect.store.server import resolve_uri
 log = logging.getLogger(__name__)
 
 SERVER_WORKER_ENV = "RECOLLECT_SERVER_WORKER"
+SHARE_ENV = "RECOLLECT_SERVER_WORKER_SHARE"
+DEFAULT_SHARE = 0.2
+"""The most of its time the worker spends on jobs: after a job it rests four times as long, so
+under a burst of turns extraction waits rather than slowing them (`bench.load`)."""
 STOP_WAIT_S = 10.0
 """How long shutdown waits for a job in flight before leaving it to its lease."""
 
@@ -46,6 +52,18 @@ def server_worker_enabled() -> bool:
     if raw in ("off", "0", "false", "no"):
         return False
     raise ConfigurationError(f"{SERVER_WORKER_ENV} must be on or off, got {raw[:40]!r}")
+
+
+def worker_share() -> float:
+    """`RECOLLECT_SERVER_WORKER_SHARE`, above 0 and at most 1 (default 0.2)."""
+    raw = (os.environ.get(SHARE_ENV) or "").strip()
+    try:
+        value = float(raw) if raw else DEFAULT_SHARE
+    except ValueError:
+        raise ConfigurationError(f"{SHARE_ENV} must be a number, got {raw[:40]!r}") from None
+    if not 0 < value <= 1:
+        raise ConfigurationError(f"{SHARE_ENV} must be above 0 and at most 1, got {raw[:40]!r}")
+    return value
 
 
 @dataclass
@@ -68,11 +86,12 @@ class RunningWorker:
 
 def start_server_worker() -> RunningWorker:
     """Open the worker role's pool on the served database and start draining the queue."""
+    share = worker_share()  # a bad setting stops the server at start, with one line
     target = resolve_uri(announce=False)
     prepare(target)
     pool = open_worker_pool(target)
     worker = Worker(pool, read_session=checkpoint_reader(ScopedPostgresSaver(pool)))
-    thread, stop = start_background(worker, _log_outcome)
+    thread, stop = start_background(worker, _log_outcome, share)
     log.info("memory worker: extracting queued turns in this server process")
     return RunningWorker(thread, stop, pool)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from recollect.store.errors import ConfigurationError
+from recollect.store.storable import storable
 
 TRACE_ENV = "RECOLLECT_TRACE"
 EXIT_TIMEOUT_ENV = "RECOLLECT_TRACE_EXIT_TIMEOUT_S"
@@ -27,8 +28,8 @@ def tracing_enabled() -> bool:
 
 
 def clip(text: str, limit: int = MAX_TEXT_CHARS) -> str:
-    """`text` cut to `limit` characters, marked when cut."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """`text` cut to `limit` characters, marked when cut, as the trace table can store it."""
+    return storable(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 def exit_timeout_s() -> float:

@@ -4,11 +4,14 @@ Two different credentials in one request are refused, not resolved by whichever 
 server's map kept. A thread id is the server's to choose: creating a thread (or a run that
 creates one) under an id one picked answers the same whether the id is free, one's own or
 another tenant's, so nobody learns which ids exist. A store item with an absurd ttl or a
-`learned_at` in the future is refused before anything is written.
+`learned_at` in the future is refused before anything is written, and so is any body holding
+text the database cannot store (a NUL) or nested without bound: one line, and the thread goes
+on.
 """
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import httpx
@@ -84,3 +87,54 @@ def test_a_store_item_out_of_bounds_is_refused_and_not_written(served_module: st
         assert 400 <= status < 500, (value, ttl, status)
         assert alice.store.get_item(namespace, key) is None
     assert alice.store.search_items(namespace)["items"] == []
+
+
+def _nested(depth: int) -> object:
+    """`depth` lists inside each other, as the JSON a caller might send."""
+    return json.loads("[" * depth + "]" * depth)
+
+
+def test_text_the_database_cannot_store_is_one_line_and_the_thread_goes_on(
+    served_module: str,
+) -> None:
+    alice = client_for(served_module, ALICE_KEY)
+    thread = alice.threads.create()["thread_id"]
+    with httpx.Client(
+        base_url=served_module, timeout=TIMEOUT_S, headers=[_bearer(ALICE_KEY)]
+    ) as http:
+        nul = {"messages": [{"role": "human", "content": "tea\u0000time"}]}
+        refused = http.post(
+            f"/threads/{thread}/runs/wait", json={"assistant_id": "agent", "input": nul}
+        )
+        assert refused.status_code == 422, refused.text
+        assert "NUL" in refused.json()["detail"]
+        assert "\n" not in refused.json()["detail"]
+        item = {"namespace": ["acme", "alice", "facts"], "key": "k", "value": {"text": "Bob\u0000"}}
+        stored = http.put("/store/items", json=item)
+        assert stored.status_code == 422, stored.text
+    reply = alice.runs.wait(thread, "agent", input=HELLO)
+    assert reply["messages"][-1]["type"] == "ai"
+    assert alice.threads.get(thread)["status"] == "idle"
+
+
+def test_json_nested_without_bound_is_one_line_not_a_500(served_module: str) -> None:
+    alice = client_for(served_module, ALICE_KEY)
+    thread = alice.threads.create()["thread_id"]
+    with httpx.Client(
+        base_url=served_module, timeout=TIMEOUT_S, headers=[_bearer(ALICE_KEY)]
+    ) as http:
+        deep = {"metadata": {"x": "__NEST__"}}
+        metadata = json.dumps(deep).replace('"__NEST__"', "[" * 50_000 + "]" * 50_000)
+        headers = {"content-type": "application/json"}
+        answers = [
+            http.post("/threads", content=metadata, headers=headers),
+            http.patch(f"/threads/{thread}", content=metadata, headers=headers),
+            http.post(
+                f"/threads/{thread}/runs/wait",
+                json={"assistant_id": "agent", "input": {"messages": _nested(200)}},
+            ),
+        ]
+        for answer in answers:
+            assert answer.status_code == 422, answer.text[:300]
+            assert "nested deeper than" in answer.json()["detail"]
+        assert http.get("/ok").status_code == 200

@@ -81,11 +81,32 @@ def readme_snippet() -> str:
     return found[0]
 
 
+def project_files() -> list[str]:
+    """What a clean checkout holds: the tracked files and new ones git does not ignore."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return [name for name in listed.stdout.split() if (ROOT / name).is_file()]
+
+
+def copy_project(target: Path) -> Path:
+    for name in project_files():
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        (target / name).write_bytes((ROOT / name).read_bytes())
+    return target
+
+
 @pytest.fixture(scope="module")
 def built_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel built from a copy of the checkout (a build leaves its files beside it)."""
+    source = copy_project(tmp_path_factory.mktemp("source"))
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", str(ROOT), "-w", str(out)],
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", str(source), "-w", str(out)],
         check=True,
         capture_output=True,
         timeout=300,
@@ -211,17 +232,7 @@ def test_a_langgraph_build_image_loads_every_graph_from_its_folder(
     text = dockerfile.read_text()
     (added,) = re.findall(r"^ADD \. (/deps/\S+)$", text, re.M)
     assert f"WORKDIR {added}" in text
-    tracked = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
-    image = tmp_path / "image"
-    for name in tracked:
-        (image / name).parent.mkdir(parents=True, exist_ok=True)
-        (image / name).write_bytes((ROOT / name).read_bytes())
+    image = copy_project(tmp_path / "image")
     specs: dict[str, str] = {}
     for variable in ("LANGSERVE_GRAPHS", "LANGGRAPH_AUTH", "LANGGRAPH_HTTP"):
         (raw,) = re.findall(rf"^ENV {variable}='(.*)'$", text, re.M)

@@ -8,7 +8,11 @@ from langgraph.checkpoint.postgres import PostgresSaver
 
 from graphs.agent import make_graph
 from recollect import thread_config, user_turn
-from recollect.history.limits import MAX_MESSAGE_BLOCKS, MessageTooLargeError
+from recollect.history.limits import (
+    MAX_MESSAGE_BLOCKS,
+    MessageTooLargeError,
+    UnstorableTextError,
+)
 from recollect.state.context import Context
 from tests.support.scripted_openai import ScriptedOpenAI
 
@@ -31,3 +35,34 @@ def test_an_oversized_message_fails_the_run_before_any_node_and_is_not_kept(
     texts = [m.text for m in agent.get_state(config).values["messages"]]
     assert "x" * 5001 not in texts
     assert texts[-2:] == ["still there?", "scripted reply to: still there?"]
+
+
+@pytest.mark.parametrize("said", ["tea\x00time", "half a pair \ud83d"])
+def test_text_the_database_cannot_store_fails_one_run_and_leaves_the_thread_usable(
+    said: str, checkpointer: PostgresSaver, scripted_llm: ScriptedOpenAI
+) -> None:
+    agent = make_graph(checkpointer=checkpointer)
+    config = thread_config(f"t-unstorable-{len(said)}")
+    agent.invoke(user_turn("hello"), config=config, context=Context())
+    with pytest.raises(UnstorableTextError, match="cannot be stored; nothing was sent or saved"):
+        agent.invoke(user_turn(said), config=config, context=Context())
+    for text in ("still there?", "and now?"):
+        agent.invoke(user_turn(text), config=config, context=Context())
+    texts = [m.text for m in agent.get_state(config).values["messages"]]
+    assert said not in texts
+    assert texts[-2:] == ["and now?", "scripted reply to: and now?"]
+
+
+def test_a_reply_holding_a_nul_is_queued_for_extraction_without_it(
+    checkpointer: PostgresSaver, scripted_llm: ScriptedOpenAI
+) -> None:
+    """What the model or a tool says is not the caller's to refuse: the queue's own copy
+    replaces what the database cannot store, and the turn and the next one go through."""
+    scripted_llm.reply("a reply with a \x00 inside")
+    agent = make_graph(checkpointer=checkpointer)
+    config = thread_config("t-nul-reply")
+    agent.invoke(user_turn("say something odd"), config=config, context=Context())
+    agent.invoke(user_turn("and again"), config=config, context=Context())
+    texts = [m.text for m in agent.get_state(config).values["messages"]]
+    assert texts[1] == "a reply with a \x00 inside"
+    assert texts[-1] == "scripted reply to: and again"
