@@ -21,6 +21,7 @@ from recollect.auth.one_credential import OneCredential
 from recollect.auth.operator_routes import OperatorRoutes
 from recollect.auth.served import identity_of
 from recollect.auth.thread_ids import ServerChosenThreadIds
+from recollect.auth.unavailable import DatabaseUnavailable
 from recollect.engine import StoreSearchShape, server_worker
 
 
@@ -36,6 +37,7 @@ async def identify(authorization: str | None) -> Identity | None:
 app = Starlette(
     lifespan=server_worker,
     middleware=[
+        Middleware(DatabaseUnavailable),
         Middleware(OneCredential),
         Middleware(OperatorRoutes, identify=identify),
         Middleware(BoundedJson),

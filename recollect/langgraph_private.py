@@ -14,6 +14,7 @@ from functools import partial, wraps
 from typing import Any
 
 from langchain_core.runnables.config import run_in_executor
+from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER as _CONFIG_KEY_CHECKPOINTER
 from langgraph._internal._constants import CONFIG_KEY_RUNTIME as _CONFIG_KEY_RUNTIME
 from langgraph._internal._runnable import RunnableCallable
 from langgraph.checkpoint.postgres import _ainternal, _internal
@@ -34,6 +35,10 @@ CHECKED_WITH = {
 CONFIG_KEY_RUNTIME: str = _CONFIG_KEY_RUNTIME
 """Where a run's `Runtime` (and so its `Context`) sits in the config a checkpointer receives;
 `get_runtime()` answers only inside a step, and a checkpointer call is not one."""
+
+CONFIG_KEY_CHECKPOINTER: str = _CONFIG_KEY_CHECKPOINTER
+"""Where a step's config holds the checkpointer that will save its writes: the `extract` step
+asks it whether it releases a turn's queued messages when it commits the turn."""
 
 sync_connection = _internal.get_connection
 """A connection from a saver's connection, pool or pipeline: the saver subclasses override

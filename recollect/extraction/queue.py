@@ -2,7 +2,9 @@
 
 A job is a promise to read a thread's buffered messages later; the messages themselves are
 in `memory_job_messages` (written by the agent's `extract` node), so trimming a thread's
-checkpoint never loses a turn before it is extracted. A claim is a lease: a worker killed
+checkpoint never loses a turn before it is extracted. Under this package's checkpointer the
+messages are held and the job scheduled only by the transaction that checkpoints the turn, so
+a job never outlives its turn. A claim is a lease: a worker killed
 mid-job leaves a `running` row whose lease expires, and the next claim picks it up again.
 """
 
@@ -16,6 +18,7 @@ from typing import Any
 
 import psycopg
 from psycopg import Connection
+from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from recollect.store.errors import RecollectError
@@ -23,39 +26,62 @@ from recollect.store.scope import Scope
 from recollect.store.storable import storable
 from recollect.store.tenancy import SET_SCOPE, ascoped, scope_settings, scoped
 
-ENQUEUE = """
-WITH buffered AS (
-    INSERT INTO memory_job_messages
-        (org_id, user_id, session_id, thread_id, message_id, role, content)
-    SELECT %(org_id)s, %(user_id)s, %(session_id)s, %(thread_id)s, m.id, m.role, m.content
-    FROM unnest(%(ids)s::text[], %(roles)s::text[], %(contents)s::text[])
-         WITH ORDINALITY AS m(id, role, content, n)
-    ORDER BY m.n
-    ON CONFLICT DO NOTHING
-    RETURNING role
+BUFFER = """
+WITH failed_turns AS (
+    DELETE FROM memory_job_messages
+    WHERE org_id = %(org_id)s AND user_id = %(user_id)s AND thread_id = %(thread_id)s
+      AND held AND message_id <> ALL(%(ids)s::text[])
+)
+INSERT INTO memory_job_messages
+    (org_id, user_id, session_id, thread_id, message_id, role, content, held, schedule)
+SELECT %(org_id)s, %(user_id)s, %(session_id)s, %(thread_id)s, m.id, m.role, m.content, true,
+       %(schedule)s::jsonb
+FROM unnest(%(ids)s::text[], %(roles)s::text[], %(contents)s::text[])
+     WITH ORDINALITY AS m(id, role, content, n)
+ORDER BY m.n
+ON CONFLICT DO NOTHING
+"""
+"""Buffer the messages not seen before, held: no job reads them until `RELEASE` runs. Held
+rows of the thread that this turn does not send again belong to a turn that failed before its
+checkpoint committed, and are dropped (runs on one thread follow each other)."""
+
+RELEASE = """
+WITH released AS (
+    UPDATE memory_job_messages SET held = false
+    WHERE org_id = current_setting('app.org_id', true)
+      AND user_id = current_setting('app.user_id', true)
+      AND thread_id = %(thread_id)s AND held AND message_id = ANY(%(ids)s::text[])
+    RETURNING session_id, role, schedule, seq
 ), new AS (
-    SELECT count(*) FILTER (WHERE role = 'user')::int AS turns FROM buffered
+    SELECT count(*) FILTER (WHERE role = 'user')::int AS turns,
+           (array_agg(session_id ORDER BY seq DESC))[1] AS session_id,
+           (array_agg(schedule ORDER BY seq DESC))[1] AS s
+    FROM released
 )
 INSERT INTO memory_jobs (org_id, user_id, session_id, thread_id, turns, model, min_confidence,
                          run_after)
-SELECT %(org_id)s, %(user_id)s, %(session_id)s, %(thread_id)s, new.turns, %(model)s,
-       %(min_confidence)s,
-       CASE WHEN new.turns >= %(every)s THEN now()
-            ELSE now() + make_interval(secs => %(idle)s) END
+SELECT current_setting('app.org_id', true), current_setting('app.user_id', true),
+       new.session_id, %(thread_id)s, new.turns, new.s->>'model',
+       (new.s->>'min_confidence')::real,
+       CASE WHEN new.turns >= (new.s->>'every')::int THEN now()
+            ELSE now() + make_interval(secs => (new.s->>'idle')::float8) END
 FROM new
 WHERE new.turns > 0
 ON CONFLICT (org_id, user_id, thread_id) WHERE status = 'pending' DO UPDATE
 SET turns = memory_jobs.turns + EXCLUDED.turns,
     model = EXCLUDED.model,
     min_confidence = EXCLUDED.min_confidence,
-    run_after = CASE WHEN memory_jobs.turns + EXCLUDED.turns >= %(every)s THEN now()
-                     ELSE now() + make_interval(secs => %(idle)s) END,
+    run_after = CASE WHEN memory_jobs.turns + EXCLUDED.turns >= (SELECT (s->>'every')::int FROM new)
+                     THEN now()
+                     ELSE now() + make_interval(secs => (SELECT (s->>'idle')::float8 FROM new))
+                END,
     updated_at = now()
 RETURNING id, turns, run_after
 """
-"""Buffer the messages not seen before and, when a user message among them is new, (re)schedule
-the thread's pending job: one statement, so the transaction is one round trip on the reply
-path. A re-sent turn buffers nothing and schedules nothing."""
+"""Release the thread's held messages among `ids` and, when a user message among them is new,
+(re)schedule the thread's pending job, in the caller's scoped transaction: the checkpointer's
+own when it commits the turn (`history.owned_checkpoints`), the enqueue's when the turn's
+checkpointer is not ours. A re-sent turn releases nothing and schedules nothing."""
 
 CLAIM_JOB = """
 SELECT * FROM recollect_claim_job(%(token)s::uuid, %(lease)s::float8, %(thread_id)s::text,
@@ -161,15 +187,19 @@ def enqueue(
     debounce: Debounce,
     model: str = "",
     min_confidence: float = 0.7,
+    held: bool = False,
 ) -> int | None:
     """Buffer the messages not seen before and (re)schedule the thread's pending job.
 
     One short transaction on the reply path; returns the job id, or None when nothing new
-    was said (a re-run of the same turn queues nothing)."""
+    was said (a re-run of the same turn queues nothing). `held`: leave the messages for the
+    transaction that checkpoints the turn to release (`release_turn`), so a turn that fails
+    before its checkpoint commits queues nothing."""
     params = _enqueue_params(scope, thread_id, messages, debounce, model, min_confidence)
     try:
         with scoped(pool, scope) as conn:
-            return _job_id(conn.execute(ENQUEUE, params).fetchall())
+            conn.execute(BUFFER, params)
+            return None if held else _job_id(conn.execute(RELEASE, params).fetchall())
     except psycopg.OperationalError as exc:
         raise QueueUnavailableError(
             f"cannot queue thread {thread_id} for extraction: {exc}"
@@ -185,14 +215,16 @@ async def aenqueue(
     debounce: Debounce,
     model: str = "",
     min_confidence: float = 0.7,
+    held: bool = False,
 ) -> int | None:
     """The async twin of `enqueue`: the same statement, sent with its transaction in one
     pipeline and read once the transaction is back (one round trip)."""
     params = _enqueue_params(scope, thread_id, messages, debounce, model, min_confidence)
     try:
         async with ascoped(pool, scope) as conn:
-            cursor = await conn.execute(ENQUEUE, params)
-        return _job_id(await cursor.fetchall())
+            await conn.execute(BUFFER, params)
+            cursor = None if held else await conn.execute(RELEASE, params)
+        return None if cursor is None else _job_id(await cursor.fetchall())
     except psycopg.OperationalError as exc:
         raise QueueUnavailableError(
             f"cannot queue thread {thread_id} for extraction: {exc}"
@@ -213,10 +245,14 @@ def _enqueue_params(
         "ids": [m.message_id for m in messages],
         "roles": [m.role for m in messages],
         "contents": [storable(m.content) for m in messages],
-        "model": model,
-        "min_confidence": min_confidence,
-        "every": debounce.every_turns,
-        "idle": debounce.idle_s,
+        "schedule": Jsonb(
+            {
+                "model": model,
+                "min_confidence": min_confidence,
+                "every": debounce.every_turns,
+                "idle": debounce.idle_s,
+            }
+        ),
     }
 
 

@@ -45,7 +45,7 @@ log = logging.getLogger(__name__)
 SELECT_PENDING_MESSAGES = """
 SELECT message_id, role, content FROM memory_job_messages
 WHERE org_id = %(org_id)s AND user_id = %(user_id)s AND thread_id = %(thread_id)s
-  AND extracted_at IS NULL
+  AND extracted_at IS NULL AND NOT held
 ORDER BY seq
 LIMIT %(limit)s
 """
@@ -58,7 +58,7 @@ FOR UPDATE
 """
 
 MARK_EXTRACTED = """
-UPDATE memory_job_messages SET extracted_at = now(), content = NULL
+UPDATE memory_job_messages SET extracted_at = now(), content = NULL, schedule = NULL
 WHERE org_id = %(org_id)s AND user_id = %(user_id)s AND thread_id = %(thread_id)s
   AND message_id = ANY(%(ids)s)
 """

@@ -14,7 +14,8 @@ On the served API a run's context is the caller's to write, so there only 1 coun
 
 A turn's `input` checkpoint and the retention prune it triggers share one transaction (on the
 prune's snapshot), so the prune costs no transaction of its own; LangGraph's own `prune`
-runs its snapshot transaction through the same scoped cursor.
+runs its snapshot transaction through the same scoped cursor. The checkpoint that commits a
+turn releases its held extraction messages in its own transaction (`turn_release`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from psycopg.rows import DictRow, dict_row
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from recollect.auth.served import served_identity
+from recollect.extraction.queue import RELEASE
 from recollect.history.retention import (
     SNAPSHOT_SQL,
     AsyncRetainingPostgresSaver,
@@ -47,6 +49,7 @@ from recollect.history.retention import (
     _thread_of,
     keep_turns,
 )
+from recollect.history.turn_release import ReleasesQueuedTurns, release_params
 from recollect.langgraph_private import (
     CONFIG_KEY_RUNTIME,
     aexecute,
@@ -163,7 +166,7 @@ class _Claims:
         self._seen[(params["thread_id"], params["org_id"], params["user_id"])] = None
 
 
-class ScopedPostgresSaver(RetainingPostgresSaver):
+class ScopedPostgresSaver(ReleasesQueuedTurns, RetainingPostgresSaver):
     """The retaining saver, with every statement in the acting identity's scope."""
 
     scope: Scope | None = None
@@ -252,20 +255,25 @@ class ScopedPostgresSaver(RetainingPostgresSaver):
     ) -> RunnableConfig:
         with run_scope(config):
             self._claim(config, metadata)
+            prune = self.retain > 0 and _prune_now(config, metadata)
+            release = release_params(config, checkpoint, new_versions)
             try:
-                if not (self.retain > 0 and _prune_now(config, metadata)):
+                if not prune and release is None:
                     return super().put(config, checkpoint, metadata, new_versions)
-                with self._cursor(snapshot=True) as cur:  # the put, then its prune
+                with self._cursor(snapshot=prune) as cur:  # the put, its prune, its release
                     held = _HELD.set((self, cur))
                     try:
-                        return super().put(config, checkpoint, metadata, new_versions)
+                        saved = super().put(config, checkpoint, metadata, new_versions)
                     finally:
                         _HELD.reset(held)
+                    if release is not None:
+                        cur.execute(RELEASE, release)
+                    return saved
             except InsufficientPrivilege as exc:
                 raise ThreadAccessError(str(config["configurable"]["thread_id"])) from exc
 
 
-class AsyncScopedPostgresSaver(AsyncRetainingPostgresSaver):
+class AsyncScopedPostgresSaver(ReleasesQueuedTurns, AsyncRetainingPostgresSaver):
     """The async twin of `ScopedPostgresSaver`, for `langgraph dev` and the Platform."""
 
     scope: Scope | None = None
@@ -343,14 +351,19 @@ class AsyncScopedPostgresSaver(AsyncRetainingPostgresSaver):
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
         await self._aclaim(config, metadata)
+        prune = self.retain > 0 and _prune_now(config, metadata)
+        release = release_params(config, checkpoint, new_versions)
         try:
-            if not (self.retain > 0 and _prune_now(config, metadata)):
+            if not prune and release is None:
                 return await super().aput(config, checkpoint, metadata, new_versions)
-            async with self._cursor(snapshot=True) as cur:  # the put, then its prune
+            async with self._cursor(snapshot=prune) as cur:  # the put, its prune, its release
                 held = _HELD.set((self, cur))
                 try:
-                    return await super().aput(config, checkpoint, metadata, new_versions)
+                    saved = await super().aput(config, checkpoint, metadata, new_versions)
                 finally:
                     _HELD.reset(held)
+                if release is not None:
+                    await cur.execute(RELEASE, release)
+                return saved
         except InsufficientPrivilege as exc:
             raise ThreadAccessError(str(config["configurable"]["thread_id"])) from exc

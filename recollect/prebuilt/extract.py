@@ -13,9 +13,11 @@ import logging
 from typing import Any, NamedTuple
 
 from langchain_core.messages import AnyMessage
+from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
 from recollect.extraction.queue import BufferedMessage, QueueUnavailableError
+from recollect.history.turn_release import checkpointer_releases
 from recollect.prebuilt.queue_for_extraction import (
     aqueue_for_extraction,
     queue_for_extraction,
@@ -38,6 +40,8 @@ class Queued(NamedTuple):
     ctx: Context
     thread_id: str
     messages: list[BufferedMessage]
+    held: bool = False
+    """The turn's checkpointer releases the messages when it commits the turn."""
 
 
 def _queued(state: AgentState, runtime: Runtime[Context]) -> Queued | None:
@@ -54,7 +58,9 @@ def _queued(state: AgentState, runtime: Runtime[Context]) -> Queued | None:
         buffered([*state.get("unfolded", []), *state.get("messages", [])]),
         state.get("queued_through"),
     )
-    return Queued(ctx, thread_id, messages) if messages else None
+    if not messages:
+        return None
+    return Queued(ctx, thread_id, messages, checkpointer_releases(get_config()))
 
 
 def extract(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:

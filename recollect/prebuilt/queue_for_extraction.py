@@ -21,8 +21,11 @@ def run_thread_id() -> str | None:
     return str(thread_id) if thread_id else None
 
 
-def queue_for_extraction(ctx: Context, thread_id: str, messages: Sequence[BufferedMessage]) -> None:
-    """One short transaction; raises `QueueUnavailableError` when the database is away."""
+def queue_for_extraction(
+    ctx: Context, thread_id: str, messages: Sequence[BufferedMessage], held: bool = False
+) -> None:
+    """One short transaction; raises `QueueUnavailableError` when the database is away.
+    `held`: the checkpoint that commits the turn schedules the job (`extraction.queue`)."""
     enqueue(
         shared_pool(),
         Scope.for_user(ctx.org_id, ctx.user_id),
@@ -31,11 +34,12 @@ def queue_for_extraction(ctx: Context, thread_id: str, messages: Sequence[Buffer
         debounce=Debounce(ctx.extract_after_idle_s, ctx.extract_every_turns),
         model=resolve_model_name(ctx.model),  # a worker without this model leaves the job
         min_confidence=ctx.min_confidence,
+        held=held,
     )
 
 
 async def aqueue_for_extraction(
-    ctx: Context, thread_id: str, messages: Sequence[BufferedMessage]
+    ctx: Context, thread_id: str, messages: Sequence[BufferedMessage], held: bool = False
 ) -> None:
     """The async twin: the same transaction, awaited on the loop's async pool."""
     await aenqueue(
@@ -46,4 +50,5 @@ async def aqueue_for_extraction(
         debounce=Debounce(ctx.extract_after_idle_s, ctx.extract_every_turns),
         model=resolve_model_name(ctx.model),
         min_confidence=ctx.min_confidence,
+        held=held,
     )

@@ -5,7 +5,9 @@ memory engine and sync steps share (`RECOLLECT_POOL_SIZE`, default 4) and the as
 the checkpointer and async steps share (`RECOLLECT_ASYNC_POOL_SIZE`, default 8): at most 12.
 A burst grows them; once it is over they give back one idle connection every
 `POOL_MAX_IDLE_S` seconds down to one each, so a quiet server holds two, not twelve. A pool
-that stays full for its whole timeout raises `PoolExhaustedError`, one line naming the setting.
+that gets no connection for its whole timeout asks Postgres why (`refusal`): a pool that stayed
+full raises `PoolExhaustedError`, one line naming the setting; a server that refused or did
+not answer raises `DatabaseRefusedError`, naming that cause and its fix.
 """
 
 from __future__ import annotations
@@ -16,7 +18,13 @@ from typing import Any
 from psycopg import AsyncConnection, Connection
 from psycopg_pool import AsyncConnectionPool, ConnectionPool, PoolTimeout
 
-from recollect.store.errors import ConfigurationError, PoolExhaustedError
+from recollect.store.errors import (
+    ConfigurationError,
+    DatabaseRefusedError,
+    NoConnectionError,
+    PoolExhaustedError,
+)
+from recollect.store.refusal import aprobe, probe, refused_line
 
 POOL_SIZE_ENV = "RECOLLECT_POOL_SIZE"
 DEFAULT_POOL_SIZE = 4
@@ -58,11 +66,14 @@ class BudgetedPool(ConnectionPool[Connection[Any]]):
     def getconn(self, timeout: float | None = None) -> Connection[Any]:
         try:
             return super().getconn(timeout)
-        except PoolExhaustedError:
+        except NoConnectionError:
             raise
         except PoolTimeout:
             waited = self.timeout if timeout is None else timeout
-            raise exhausted(self.name, self.max_size, self.size_variable, waited) from None
+            refused = probe(_conninfo(self.conninfo))
+        if refused is not None:
+            raise DatabaseRefusedError(refused_line(self.name, _conninfo(self.conninfo), refused))
+        raise exhausted(self.name, self.max_size, self.size_variable, waited)
 
 
 class BudgetedAsyncPool(AsyncConnectionPool[AsyncConnection[Any]]):
@@ -75,11 +86,19 @@ class BudgetedAsyncPool(AsyncConnectionPool[AsyncConnection[Any]]):
     async def getconn(self, timeout: float | None = None) -> AsyncConnection[Any]:
         try:
             return await super().getconn(timeout)
-        except PoolExhaustedError:
+        except NoConnectionError:
             raise
         except PoolTimeout:
             waited = self.timeout if timeout is None else timeout
-            raise exhausted(self.name, self.max_size, self.size_variable, waited) from None
+            refused = await aprobe(_conninfo(self.conninfo))
+        if refused is not None:
+            raise DatabaseRefusedError(refused_line(self.name, _conninfo(self.conninfo), refused))
+        raise exhausted(self.name, self.max_size, self.size_variable, waited)
+
+
+def _conninfo(conninfo: object) -> str:
+    """The pool's target (our pools are given a fixed string)."""
+    return conninfo if isinstance(conninfo, str) else ""
 
 
 def exhausted(name: str, size: int, variable: str, waited_s: float) -> PoolExhaustedError:

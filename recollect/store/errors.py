@@ -70,6 +70,15 @@ class UnsupportedServerError(RecollectError):
     """The server is older than the oldest Postgres we support."""
 
 
-class PoolExhaustedError(RecollectError, PoolTimeout):
-    """Every connection of a pool stayed in use for the whole timeout; the message names the
-    setting to raise. Still a `PoolTimeout`, so code that retries on one keeps doing so."""
+class NoConnectionError(RecollectError, PoolTimeout, TimeoutError):
+    """A pool waited its whole timeout for a connection; the message says why and what fixes
+    it. Still a `PoolTimeout`, so code that retries on one keeps doing so; a `TimeoutError`,
+    so the LangGraph server shows a run's client this line rather than an internal error."""
+
+
+class PoolExhaustedError(NoConnectionError):
+    """Every connection of the pool stayed in use; the message names the setting to raise."""
+
+
+class DatabaseRefusedError(NoConnectionError):
+    """Postgres refused a new connection (slots taken, login refused) or did not answer."""

@@ -44,6 +44,7 @@ from recollect.store.schema.extraction_queue import CREATE_EXTRACTION_QUEUE
 from recollect.store.schema.fact_encodings import FACT_ENCODINGS
 from recollect.store.schema.fact_words import FACT_WORDS_SQL
 from recollect.store.schema.half_vectors import HALF_VECTORS_SQL
+from recollect.store.schema.held_turns import HELD_TURNS_SQL
 from recollect.store.schema.long_term import LONG_TERM_MEMORY_SQL
 from recollect.store.schema.memory_jobs import (
     CLAIM_JOB_FOR_MODELS_SQL,
@@ -202,6 +203,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         33, "the covering vector indexes ordered by fact id, to read in halves", SPLIT_SCANS_SQL
     ),
+    Migration(34, "a turn's messages are held until its checkpoint commits", HELD_TURNS_SQL),
 )
 
 

@@ -21,7 +21,10 @@ import pytest
 from psycopg.conninfo import make_conninfo
 
 from recollect.cli.main import EXIT_FAILURE
+from recollect.store.budget import POOL_SIZE_ENV, BudgetedPool
+from recollect.store.errors import DatabaseRefusedError
 from recollect.store.migrations import latest_version
+from recollect.store.roles import app_uri
 from recollect.store.server import with_database
 from tests.support import clusters
 from tests.support.processes import Interactive, run_recollect
@@ -83,6 +86,30 @@ def test_migrate_chat_worker_and_show_as_an_owner_without_superuser(
         stored = conn.execute("SELECT count(*) FROM facts WHERE user_id = 'ana'").fetchone()
         assert stored is not None
         assert stored[0] > 0
+
+
+def test_a_pool_refused_its_password_says_so_and_names_the_setting(
+    fresh_cluster: tuple[str, Path],
+) -> None:
+    admin, _ = fresh_cluster
+    owner = clusters.owned_database(admin, "app", "app_owner", password="owner-secret")
+    env = {"DATABASE_URI": owner, "RECOLLECT_APP_PASSWORD": "app-secret"}
+    assert run_recollect("db", "migrate", env=env).returncode == 0
+    wrong = make_conninfo(app_uri(owner), password="not-the-password")
+    pool = BudgetedPool(
+        wrong, size_variable=POOL_SIZE_ENV, min_size=0, max_size=1, name="app", open=False
+    )
+    pool.open(wait=False)
+    try:
+        with pytest.raises(DatabaseRefusedError) as refused:
+            pool.getconn(timeout=0.5)
+    finally:
+        pool.close()
+    line = str(refused.value)
+    assert "refused the login of pool 'app'" in line
+    assert "password authentication failed" in line
+    assert "set RECOLLECT_APP_PASSWORD to its password" in line
+    print(line)
 
 
 def test_without_createrole_a_dba_runs_the_printed_sql_once(postgres_server: str) -> None:

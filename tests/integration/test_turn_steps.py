@@ -77,13 +77,17 @@ def sent_enqueues(failing: frozenset[int] = frozenset()) -> Iterator[list[list[s
         if len(sent) - 1 in failing:
             raise QueueUnavailableError("the database is away")
 
-    def recorded(ctx: Context, thread: str, messages: list[BufferedMessage]) -> None:
+    def recorded(
+        ctx: Context, thread: str, messages: list[BufferedMessage], held: bool = False
+    ) -> None:
         record(messages)
-        sync(ctx, thread, messages)
+        sync(ctx, thread, messages, held)
 
-    async def arecorded(ctx: Context, thread: str, messages: list[BufferedMessage]) -> None:
+    async def arecorded(
+        ctx: Context, thread: str, messages: list[BufferedMessage], held: bool = False
+    ) -> None:
         record(messages)
-        await asynchronous(ctx, thread, messages)
+        await asynchronous(ctx, thread, messages, held)
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(recollect.prebuilt.extract, "queue_for_extraction", recorded)
