@@ -424,15 +424,22 @@ def test_an_immediate_postgres_stop_mid_turn_queues_nothing_from_a_failed_turn(
     assert sources, "facts were extracted"
 
 
+def _served(uri: str, log: Path) -> Any:
+    """A server of four runs at once on `uri`, its log at `log`."""
+    env = {"RECOLLECT_DATABASE_URI": uri, "RECOLLECT_API_KEYS": json.dumps(KEYS)}
+    return langgraph_dev(env, log, jobs=4)
+
+
+FIRST_KEY = next(iter(KEYS))
+
+
 @pytest.mark.timeout(300)
 def test_taken_connection_slots_are_named_to_the_client_and_the_log_then_served_again(
     own_postgres: tuple[str, Any], tmp_path: Path
 ) -> None:
     uri, _ = own_postgres
-    env = {"RECOLLECT_DATABASE_URI": uri, "RECOLLECT_API_KEYS": json.dumps(KEYS)}
-    key = next(iter(KEYS))
-    log = tmp_path / "dev.log"
-    with langgraph_dev(env, log, jobs=4) as url, psycopg.connect(uri, autocommit=True) as admin:
+    key, log = FIRST_KEY, tmp_path / "dev.log"
+    with _served(uri, log) as url, psycopg.connect(uri, autocommit=True) as admin:
         admin.execute("CREATE ROLE crowd LOGIN PASSWORD 'crowd'")
         admin.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
@@ -471,10 +478,8 @@ def test_a_stopped_database_is_named_to_the_client_then_served_again(
     own_postgres: tuple[str, Any], tmp_path: Path
 ) -> None:
     uri, server = own_postgres
-    env = {"RECOLLECT_DATABASE_URI": uri, "RECOLLECT_API_KEYS": json.dumps(KEYS)}
-    key = next(iter(KEYS))
-    log = tmp_path / "dev.log"
-    with langgraph_dev(env, log, jobs=4) as url:
+    key, log = FIRST_KEY, tmp_path / "dev.log"
+    with _served(uri, log) as url:
         assert asyncio.run(_one_turn(url, key)) == ""
         sockets = str(server.get_postmaster_info().socket_dir)
         _pg_ctl(server, "stop", "-m", "fast")
