@@ -29,7 +29,7 @@ from recollect.extraction.offline_extractor import offline_facts
 from recollect.extraction.records import ExtractedFact
 from recollect.extraction.redaction import redact
 from recollect.extraction.screening import SPLIT_WINDOW
-from recollect.extraction.validation import FactScreen, ValidationPolicy
+from recollect.extraction.validation import FactScreen, ValidationPolicy, Verdict
 from recollect.longterm.configured import configured_memory
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewFact, RememberAction, RememberResult
@@ -248,8 +248,13 @@ class Worker:
 
     def _extract_and_store(self, job: jobs.Job) -> Outcome:
         params = {**_scope_params(job), "limit": MAX_MESSAGES_PER_JOB}
+        scope = _scope_params(job)
         with scoped(self.pool, job.scope) as conn:
             rows = conn.execute(SELECT_PENDING_MESSAGES, params).fetchall()
+            known = {r["dedup_key"] for r in conn.execute(KNOWN_KEYS, scope)}
+            recent = [
+                r["text"] for r in conn.execute(RECENT_FACTS, {**scope, "limit": SPLIT_WINDOW})
+            ]
         lines = [TranscriptLine(r["message_id"], r["role"], r["content"] or "") for r in rows]
         facts: list[ExtractedFact] = []
         if lines and resolve_model_name(job.model) == OFFLINE_MODEL:
@@ -264,8 +269,14 @@ class Worker:
                 timeout_s=self.settings.timeout_s,
                 known=self._known(job, lines),
             )
+        # Screening is the job's CPU work: done before the transaction, so no row stays locked
+        # while it runs (a turn's checkpoint writes the same thread's queue rows).
+        screen = FactScreen(self.policy, set(known), recent)
+        judged = screen.check_batch([(fact.text, fact.category) for fact in facts])
         with scoped(self.pool, job.scope) as conn:
-            outcome = self._store(conn, job, facts, [line.message_id for line in lines])
+            outcome = self._store(
+                conn, job, facts, judged, known, [line.message_id for line in lines]
+            )
             if not jobs.finish(conn, job, outcome.stored + outcome.review):
                 raise LeaseLostError(f"job {job.id}: lease lost before commit; rolled back")
         if outcome.stored and self.memory is not None:
@@ -291,23 +302,32 @@ class Worker:
         return [KnownFact(f.id, f.category.value, f.subject, f.text) for f in stored]
 
     def _store(
-        self, conn: Connection[Any], job: jobs.Job, facts: list[ExtractedFact], ids: list[str]
+        self,
+        conn: Connection[Any],
+        job: jobs.Job,
+        facts: list[ExtractedFact],
+        judged: list[Verdict],
+        known: set[str],
+        ids: list[str],
     ) -> Outcome:
+        """Store what screening accepted; `known` is the dedup keys it was screened against,
+        so a fact another job stored since is a duplicate here too."""
         scope = _scope_params(job)
         locked = {r["message_id"] for r in conn.execute(LOCK_MESSAGES, {**scope, "ids": ids})}
         if locked != set(ids):
             raise LeaseLostError(f"job {job.id}: messages were extracted by another worker")
-        screen = FactScreen(
-            self.policy,
-            {r["dedup_key"] for r in conn.execute(KNOWN_KEYS, scope)},
-            [r["text"] for r in conn.execute(RECENT_FACTS, {**scope, "limit": SPLIT_WINDOW})],
-        )
+        since = {r["dedup_key"] for r in conn.execute(KNOWN_KEYS, scope)} - known
         counts = {"stored": 0, "review": 0, "rejected": 0}
         verdicts: list[dict[str, Any]] = []
-        judged = screen.check_batch([(fact.text, fact.category) for fact in facts])
         for fact, verdict in zip(facts, judged, strict=True):
             status = "rejected"
             fact_id: str | None = None
+            if verdict.accepted and verdict.key in since:
+                verdict = replace(
+                    verdict,
+                    accepted=False,
+                    reasons=(*verdict.reasons, "duplicate: already remembered"),
+                )
             if verdict.accepted and fact.action == "none":
                 verdict = replace(verdict, reasons=(*verdict.reasons, "already known"))
             elif verdict.accepted and fact.confidence >= job.min_confidence:
@@ -401,26 +421,12 @@ class Worker:
             return jobs.prune_finished(conn, self.settings.retention_days)
 
     def serve(
-        self,
-        stop: threading.Event,
-        on_outcome: Callable[[Outcome], None] | None = None,
-        share: float = 1.0,
+        self, stop: threading.Event, on_outcome: Callable[[Outcome], None] | None = None
     ) -> None:
-        """Poll until `stop` is set; errors reaching the database are logged and retried.
-        `share` below 1 is for a worker beside a server's turns: while the rest of the process
-        is busy a job waits for a quiet moment, up to `QUIET_WAIT_S`, so a burst of turns is
-        not slowed by extraction; busy longer than that, the worker takes at most `share` of
-        its time, resting up to `t * (1 - share) / share` after a job that took `t` seconds
-        (`rest_while_busy`)."""
+        """Poll until `stop` is set; errors reaching the database are logged and retried."""
         next_prune = 0.0
         next_sweep = 0.0
-        rest = (1.0 - share) / share
-        waiting_since: float | None = None
         while not stop.is_set():
-            if rest and (waiting_since is None or time.monotonic() - waiting_since < QUIET_WAIT_S):
-                waiting_since = waiting_since or time.monotonic()
-                if rest_while_busy(stop, waiting_since + QUIET_WAIT_S - time.monotonic()):
-                    waiting_since = None
             started = time.monotonic()
             try:
                 if started >= next_prune:
@@ -438,41 +444,15 @@ class Worker:
                 continue
             if on_outcome is not None:
                 on_outcome(outcome)
-            if rest and rest_while_busy(stop, (time.monotonic() - started) * rest):
-                waiting_since = None
-
-
-QUIET_WAIT_S = 60.0
-"""How long a job waits for the process to go quiet before the worker takes its share anyway."""
-IDLE_WINDOW_S = 0.2
-IDLE_CPU = 0.2
-"""A process using less than this share of a core over a window is idle: a resting worker
-goes back to its jobs."""
-
-
-def rest_while_busy(stop: threading.Event, seconds: float) -> bool:
-    """Wait up to `seconds`, ending early once the process (the resting worker aside) used
-    under `IDLE_CPU` of a core for a window: extraction yields to turns, not to idle time.
-    True when it ended because the process was quiet."""
-    end = time.monotonic() + seconds
-    while not stop.is_set():
-        window = min(IDLE_WINDOW_S, end - time.monotonic())
-        if window <= 0:
-            return False
-        cpu = time.process_time()
-        stop.wait(window)
-        if time.process_time() - cpu < IDLE_CPU * window:
-            return True
-    return False
 
 
 def start_background(
-    worker: Worker, on_outcome: Callable[[Outcome], None] | None = None, share: float = 1.0
+    worker: Worker, on_outcome: Callable[[Outcome], None] | None = None
 ) -> tuple[threading.Thread, threading.Event]:
     """Run `worker.serve` in a daemon thread; set the event to stop it."""
     stop = threading.Event()
     thread = threading.Thread(
-        target=worker.serve, args=(stop, on_outcome, share), name="memory-worker", daemon=True
+        target=worker.serve, args=(stop, on_outcome), name="memory-worker", daemon=True
     )
     thread.start()
     return thread, stop

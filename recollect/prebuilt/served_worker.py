@@ -1,15 +1,15 @@
 """The extraction worker inside the server: the served app's lifespan (`langgraph.json` →
 `http.app`) runs it beside the API, so plain `langgraph dev` and LangGraph Platform extract
-facts with no process of their own.
+facts with no process started by hand.
 
-One thread per server process drains the queue a job at a time on the worker role's pool of
-two connections, resting after each job so that it spends at most a share of its time on them
-(`RECOLLECT_SERVER_WORKER_SHARE`). Jobs are claimed with `FOR UPDATE SKIP LOCKED` under a
-lease, so several server processes (and any `recollect worker`) share one queue and never
-extract a turn twice.
-On shutdown the thread stops between jobs; a job cut short by the process's end is taken up
-again when its lease runs out. `RECOLLECT_SERVER_WORKER=off` leaves extraction to a
-`recollect worker` of its own.
+Each server process starts one worker process of its own (`worker_process`) and stops it
+with the server. A process, not a thread: extraction's Python work (screening, embedding
+passages) never takes the server's interpreter lock, so it costs the turns what a
+`recollect worker` beside the server costs them (`bench.load --worker`).
+Jobs are claimed with `FOR UPDATE SKIP LOCKED` under a lease, so several server processes
+(and any `recollect worker`) share one queue and never extract a turn twice. A worker that
+exits on its own is started again; one cut short by the server's end leaves its job to its
+lease. `RECOLLECT_SERVER_WORKER=off` leaves extraction to a `recollect worker` of its own.
 """
 
 from __future__ import annotations
@@ -17,18 +17,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import subprocess
+import sys
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any
 
-from psycopg_pool import ConnectionPool
-
-from recollect.extraction.episodes import checkpoint_reader
-from recollect.extraction.worker import Outcome, Worker, start_background
-from recollect.history.owned_checkpoints import ScopedPostgresSaver
 from recollect.history.persistence import open_worker_pool
+from recollect.prebuilt import worker_process
 from recollect.store.errors import ConfigurationError
 from recollect.store.migrations import prepare
 from recollect.store.server import resolve_uri
@@ -36,12 +33,10 @@ from recollect.store.server import resolve_uri
 log = logging.getLogger(__name__)
 
 SERVER_WORKER_ENV = "RECOLLECT_SERVER_WORKER"
-SHARE_ENV = "RECOLLECT_SERVER_WORKER_SHARE"
-DEFAULT_SHARE = 0.2
-"""The most of its time the worker spends on jobs: after a job it rests four times as long, so
-under a burst of turns extraction waits rather than slowing them (`bench.load`)."""
 STOP_WAIT_S = 10.0
 """How long shutdown waits for a job in flight before leaving it to its lease."""
+RESTART_AFTER_S = 5.0
+"""The pause before a worker that exited on its own is started again."""
 
 
 def server_worker_enabled() -> bool:
@@ -54,46 +49,61 @@ def server_worker_enabled() -> bool:
     raise ConfigurationError(f"{SERVER_WORKER_ENV} must be on or off, got {raw[:40]!r}")
 
 
-def worker_share() -> float:
-    """`RECOLLECT_SERVER_WORKER_SHARE`, above 0 and at most 1 (default 0.2)."""
-    raw = (os.environ.get(SHARE_ENV) or "").strip()
-    try:
-        value = float(raw) if raw else DEFAULT_SHARE
-    except ValueError:
-        raise ConfigurationError(f"{SHARE_ENV} must be a number, got {raw[:40]!r}") from None
-    if not 0 < value <= 1:
-        raise ConfigurationError(f"{SHARE_ENV} must be above 0 and at most 1, got {raw[:40]!r}")
-    return value
-
-
-@dataclass
 class RunningWorker:
-    """The worker's thread, its stop signal and its pool."""
+    """The worker process of one server process, started again should it exit on its own."""
 
-    thread: threading.Thread
-    stop: threading.Event
-    pool: ConnectionPool[Any]
+    def __init__(self, target: str) -> None:
+        self._target = target
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+        self.process = self._spawn()
+        self._watcher = threading.Thread(target=self._watch, name="memory-worker", daemon=True)
+        self._watcher.start()
+
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        """The server's process id and the database URI go through a pipe: the URI never on
+        a command line others can read."""
+        process = subprocess.Popen(
+            [sys.executable, "-m", worker_process.__name__], stdin=subprocess.PIPE
+        )
+        assert process.stdin is not None
+        process.stdin.write(f"{os.getpid()}\n{self._target}\n".encode())
+        process.stdin.close()
+        return process
+
+    def _watch(self) -> None:
+        while True:
+            code = self.process.wait()
+            if self._stopping.wait(RESTART_AFTER_S):
+                return
+            log.warning("memory worker exited (%s); starting it again", code)
+            with self._lock:
+                if self._stopping.is_set():
+                    return
+                self.process = self._spawn()
 
     def close(self) -> None:
-        """Stop between jobs, then close the pool (a job still running keeps its lease)."""
-        self.stop.set()
-        self.thread.join(STOP_WAIT_S)
-        if self.thread.is_alive():
+        """Ask the worker to stop between jobs; one still running after `STOP_WAIT_S` is
+        killed, and its job is taken up again when the lease runs out."""
+        with self._lock:
+            self._stopping.set()
+        self.process.terminate()
+        try:
+            self.process.wait(STOP_WAIT_S)
+        except subprocess.TimeoutExpired:
             log.warning("memory worker: a job still running at shutdown is left to its lease")
-            return
-        self.pool.close()
+            self.process.kill()
+            self.process.wait()
 
 
 def start_server_worker() -> RunningWorker:
-    """Open the worker role's pool on the served database and start draining the queue."""
-    share = worker_share()  # a bad setting stops the server at start, with one line
+    """Check the served database and the worker role's login (a bad setting stops the server
+    at start, with one line), then start the worker process."""
     target = resolve_uri(announce=False)
     prepare(target)
-    pool = open_worker_pool(target)
-    worker = Worker(pool, read_session=checkpoint_reader(ScopedPostgresSaver(pool)))
-    thread, stop = start_background(worker, _log_outcome, share)
-    log.info("memory worker: extracting queued turns in this server process")
-    return RunningWorker(thread, stop, pool)
+    open_worker_pool(target).close()
+    log.info("memory worker: extracting queued turns beside this server process")
+    return RunningWorker(target)
 
 
 @asynccontextmanager
@@ -107,16 +117,3 @@ async def server_worker(app: Any) -> AsyncIterator[None]:
         yield
     finally:
         await asyncio.to_thread(running.close)
-
-
-def _log_outcome(outcome: Outcome) -> None:
-    if outcome.parked or outcome.error:
-        log.warning("memory job %s: %s: %s", outcome.job_id, outcome.status, outcome.error)
-    else:
-        log.info(
-            "memory job %s: %d stored, %d for review, %d rejected",
-            outcome.job_id,
-            outcome.stored,
-            outcome.review,
-            outcome.rejected,
-        )
