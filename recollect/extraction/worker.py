@@ -29,6 +29,7 @@ from recollect.extraction.offline_extractor import offline_facts
 from recollect.extraction.records import ExtractedFact
 from recollect.extraction.redaction import redact
 from recollect.extraction.screening import SPLIT_WINDOW
+from recollect.extraction.secrets import mask_secrets
 from recollect.extraction.validation import FactScreen, ValidationPolicy
 from recollect.longterm.configured import configured_memory
 from recollect.longterm.facts import LongTermMemory
@@ -328,13 +329,13 @@ class Worker:
                 {
                     **scope,
                     "job_id": job.id,
-                    "text": verdict.text,
+                    "text": mask_secrets(verdict.text),
                     "category": fact.category,
-                    "subject": _subject(fact.subject),
+                    "subject": _masked(_subject(fact.subject)),
                     "confidence": fact.confidence,
                     "sources": fact.source_message_ids,
                     "status": status,
-                    "reasons": reasons,
+                    "reasons": [mask_secrets(reason) for reason in reasons],
                     "key": verdict.key,
                     "fact_id": fact_id,
                 },
@@ -378,7 +379,8 @@ class Worker:
     def _failed(self, job: jobs.Job, error: str, *, park: bool = False) -> Outcome:
         """Schedule a retry (or dead-letter the job after its last attempt); `park` dead-letters
         it at once, for failures no retry can fix."""
-        message = redact(error[:2000]).text  # errors may quote the model's output
+        # Errors may quote the model's output, and so what the user said.
+        message = redact(mask_secrets(error)[:2000]).text
         with self.pool.connection() as conn:
             status = jobs.fail(
                 conn,
@@ -489,6 +491,10 @@ def _scope_params(job: jobs.Job) -> dict[str, Any]:
 
 def _subject(raw: str | None) -> str | None:
     return normalise_subject(raw)
+
+
+def _masked(text: str | None) -> str | None:
+    return None if text is None else mask_secrets(text)
 
 
 def _new_fact(fact: ExtractedFact, text: str) -> NewFact:
