@@ -331,11 +331,11 @@ class Worker:
                     "job_id": job.id,
                     "text": mask_secrets(verdict.text),
                     "category": fact.category,
-                    "subject": _masked(_subject(fact.subject)),
+                    "subject": _subject(fact.subject),
                     "confidence": fact.confidence,
                     "sources": fact.source_message_ids,
                     "status": status,
-                    "reasons": [mask_secrets(reason) for reason in reasons],
+                    "reasons": [_masked_reason(reason) for reason in reasons],
                     "key": verdict.key,
                     "fact_id": fact_id,
                 },
@@ -490,11 +490,16 @@ def _scope_params(job: jobs.Job) -> dict[str, Any]:
 
 
 def _subject(raw: str | None) -> str | None:
-    return normalise_subject(raw)
+    """The subject key, from the model's wording with its secrets masked (normalising first
+    would hide a key from the screen: `sk-proj-…` becomes `sk_proj_…`)."""
+    return normalise_subject(None if raw is None else mask_secrets(raw))
 
 
-def _masked(text: str | None) -> str | None:
-    return None if text is None else mask_secrets(text)
+def _masked_reason(reason: str) -> str:
+    """A reason with what it quotes masked; its label stays ("secret: aws_access_key" is
+    itself a `key: value` line to the screen)."""
+    label, colon, quoted = reason.partition(": ")
+    return f"{label}{colon}{mask_secrets(quoted)}" if colon else mask_secrets(reason)
 
 
 def _new_fact(fact: ExtractedFact, text: str) -> NewFact:
