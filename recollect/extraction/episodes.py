@@ -5,6 +5,8 @@ A session ends once: `end_session` marks the thread ended and writes the episode
 transaction, so an explicit end, the chat's exit and the worker's inactivity sweep racing each
 other still leave one episode. The summary comes from the model's structured output (offline:
 a deterministic digest of the transcript) and is redacted before it is embedded or stored.
+Secrets never reach it: the transcript the model reads is masked (`mask_secrets`), and so is
+the summary it returns.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from recollect.extraction.extractor import TranscriptLine
 from recollect.extraction.records import EpisodeSummary
 from recollect.extraction.redaction import redact
 from recollect.extraction.screening import screen
+from recollect.extraction.secrets import mask_secrets
 from recollect.extraction.validation import ValidationPolicy
 from recollect.longterm.facts import LongTermMemory, aware
 from recollect.longterm.records import NewEpisode
@@ -85,9 +88,10 @@ class EpisodeError(RecollectError):
 
 def transcript(messages: Sequence[BaseMessage], earlier: str = "") -> list[TranscriptLine]:
     """The user's and the assistant's words from a graph's messages (tool traffic left out),
-    after the lines of `earlier` (the running summary of what was trimmed away)."""
+    after the lines of `earlier` (the running summary of what was trimmed away), secrets
+    masked."""
     lines: list[TranscriptLine] = []
-    for raw in earlier.splitlines():
+    for raw in mask_secrets(earlier).splitlines():
         role, sep, said = raw.strip().removeprefix("- ").partition(": ")
         if sep and role in ("user", "assistant") and said.strip():
             lines.append(TranscriptLine(f"summary-{len(lines)}", role, said.strip()))
@@ -101,7 +105,8 @@ def transcript(messages: Sequence[BaseMessage], earlier: str = "") -> list[Trans
         else:
             continue
         if message.text.strip():
-            lines.append(TranscriptLine(str(message.id or len(lines)), role, message.text.strip()))
+            said = mask_secrets(message.text.strip())
+            lines.append(TranscriptLine(str(message.id or len(lines)), role, said))
     return lines
 
 
@@ -192,7 +197,7 @@ def end_session(
     vector: list[float] | None = None
     if summary is not None:
         summary = screened(summary)
-        text = redact(summary.as_text(when.date().isoformat()), policy.extra_patterns,
+        text = redact(mask_secrets(summary.as_text(when.date().isoformat())), policy.extra_patterns,
                       policy.allow_pii).text[:8000]  # fmt: skip
         vector = memory.embed_one(text)
     with scoped(memory.pool, user) as conn:

@@ -22,6 +22,9 @@ _CODES = rf"(?:{_HYPHENATED}(?:[\s,;]+{_CODE})*|{_CODE}(?:[\s,;]+{_CODE})+)"
 """Recovery codes: letters and digits with a digit among them, hyphenated or several in a row
 ("Recovery codes are in 1Password" holds none)."""
 
+_GROUPED_BASE32 = r"\b(?=[A-Z2-7 -]*[2-7])[A-Z2-7]{4}(?:[ -][A-Z2-7]{4}){3,15}\b"
+"""A TOTP secret as authenticator apps show it, in groups of four ("JBSW Y3DP EHPK 3PXP")."""
+
 _KEYED: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "seed_phrase",
@@ -41,7 +44,7 @@ _KEYED: tuple[tuple[str, re.Pattern[str]], ...] = (
         "totp_secret",
         re.compile(
             rf"(?i)\b(?:totp|2fa|otp|mfa|authenticator|two-factor)\s+(?:secret|seed|key)\b"
-            rf"{_STRETCH}(?P<value>\b[A-Z2-7]{{16,64}}=*)"
+            rf"{_STRETCH}(?P<value>\b[A-Z2-7]{{16,64}}=*|{_GROUPED_BASE32})"
         ),
     ),
     (

@@ -25,6 +25,8 @@ _PASSWORD_WORDS = (
     r"parola\s+d['’]ordine|"  # it
     r"wachtwoord|wifi-wachtwoord"  # nl
 )
+_NETWORK = r"(?:\s+(?:wi-?fi|wlan|wpa2?))?"
+"""The network a password word names after it: "mot de passe wifi", "contraseña wifi"."""
 _CODE_WORDS = (
     r"pin(?:\s?code|\s+number)?|passcode|security\s+code|cvv|cvc|access\s+code|alarm\s+code|"
     r"door\s+code|unlock\s+code|gate\s+code|"  # en
@@ -52,7 +54,7 @@ _KEY_WORDS = (
     r"(?:token|key)|tokens?|api[\s_-]*keys?|schlüssel|clé\s+(?:api|secrète)|chiave\s+api"
 )
 PHRASE = re.compile(
-    rf"(?i)(?<![\w-])(?:(?P<password>{_PASSWORD_WORDS})|(?P<code>{_CODE_WORDS})|"
+    rf"(?i)(?<![\w-])(?:(?P<password>(?:{_PASSWORD_WORDS}){_NETWORK})|(?P<code>{_CODE_WORDS})|"
     rf"(?P<key>{_KEY_WORDS}))(?![\w-])"
     rf"{_QUALIFIER}{_COPULA}{_VALUE}"
 )

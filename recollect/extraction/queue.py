@@ -21,6 +21,7 @@ from psycopg import Connection
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
+from recollect.extraction.secrets import mask_secrets
 from recollect.store.errors import RecollectError
 from recollect.store.scope import Scope
 from recollect.store.storable import storable
@@ -301,14 +302,15 @@ def finish(conn: Connection[Any], job: Job, facts: int) -> bool:
 def fail(
     conn: Connection[Any], job: Job, error: str, *, max_attempts: int, backoff_s: float
 ) -> str | None:
-    """Schedule a retry after `backoff_s`, or dead-letter the job; returns its new status."""
+    """Schedule a retry after `backoff_s`, or dead-letter the job; returns its new status.
+    The error is stored with its secrets masked (it may quote what was said)."""
     with conn.transaction():
         row = conn.execute(
             FAIL_JOB,
             {
                 "id": job.id,
                 "token": job.token,
-                "error": error,
+                "error": mask_secrets(error),
                 "max_attempts": max_attempts,
                 "backoff": backoff_s,
             },

@@ -14,6 +14,7 @@ from typing import Any
 from psycopg_pool import ConnectionPool
 
 from recollect.extraction.fact_writer import FactWriter
+from recollect.extraction.secrets import mask_secrets
 from recollect.longterm.records import FactCategory, NewFact
 from recollect.store.errors import RecollectError
 from recollect.store.scope import Scope
@@ -62,15 +63,16 @@ class Candidate:
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Candidate:
+        """A row as shown, secrets masked (rows are stored masked; older ones may not be)."""
         return cls(
             id=row["id"],
-            text=row["text"],
+            text=mask_secrets(row["text"]),
             category=row["category"],
-            subject=row["subject"],
+            subject=row["subject"] and mask_secrets(row["subject"]),
             confidence=float(row["confidence"]),
             source_message_ids=tuple(row["source_message_ids"]),
             status=row["status"],
-            reasons=tuple(row.get("reasons") or ()),
+            reasons=tuple(mask_secrets(reason) for reason in row.get("reasons") or ()),
             created_at=row["created_at"],
         )
 

@@ -13,13 +13,19 @@ too. Spoken phrasings ("my wifi password is …") are `password_phrases`' job, a
 `credential_phrases`' in the languages whose grammar that rule does not read; values that
 only their keyword shows to be credentials (seed phrases, recovery codes, logins) are
 `keyed_credentials`'.
+
+`mask_secrets` is the one screen every channel that keeps or re-prompts what a user said calls
+(fact candidates, pins, the summary fold, traces, the profile, episodes, job errors): the same
+findings as the fact screen, the decoded reading included, each replaced by `[SECRET]`. It
+runs on every turn, so its verdicts are cached by text.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from functools import cache
+from functools import cache, lru_cache
+from typing import Any
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 from detect_secrets.filters.heuristic import (
@@ -32,9 +38,16 @@ from detect_secrets.plugins.base import BasePlugin
 from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
 
 from recollect.extraction import credential_phrases, keyed_credentials, password_phrases
+from recollect.extraction.pii_decoding import decode
 from recollect.extraction.pii_patterns import API_KEY
 
-__all__ = ["Finding", "find_secrets"]
+__all__ = ["MASK", "Finding", "find_secrets", "has_secret", "mask_secrets", "mask_secrets_in"]
+
+MASK = "[SECRET]"
+"""What a credential is replaced by, wherever it would be kept or shown again."""
+CACHED_CHARS = 20_000
+"""Texts up to this long have their verdict cached (a turn's messages are read again on the
+next turn); longer ones, tool output mostly, are screened each time."""
 
 Finding = tuple[int, int, str]
 """(start, end, kind): the span to take out and what the detector called it."""
@@ -154,5 +167,50 @@ def find_secrets(text: str) -> list[Finding]:
 def mask(text: str, findings: list[Finding]) -> str:
     """`text` with every finding replaced by `[SECRET]`."""
     for start, end, _kind in reversed(findings):
-        text = f"{text[:start]}[SECRET]{text[end:]}"
+        text = f"{text[:start]}{MASK}{text[end:]}"
     return text
+
+
+def screen_secrets(text: str) -> tuple[str, tuple[str, ...]]:
+    """`text` with every credential masked, and the kinds found. When the text as written
+    holds none, its decoded reading counts too ("my PIN is four eight two one"): then the
+    masked decoded text is returned, so the value is gone in either spelling."""
+    if not text:
+        return text, ()
+    if len(text) > CACHED_CHARS:
+        return _screen(text)
+    return _cached_screen(text)
+
+
+def mask_secrets(text: str) -> str:
+    """`text` with every credential replaced by `[SECRET]`: what every channel keeps."""
+    return screen_secrets(text)[0]
+
+
+def has_secret(text: str) -> bool:
+    """Whether `text` holds a credential (cached, so asking before masking costs nothing)."""
+    return bool(screen_secrets(text)[1])
+
+
+def mask_secrets_in(value: Any) -> Any:
+    """A JSON-like document (dicts, lists, strings) with `mask_secrets` applied to every
+    string in it, keys left as they are."""
+    if isinstance(value, str):
+        return mask_secrets(value)
+    if isinstance(value, Mapping):
+        return {key: mask_secrets_in(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [mask_secrets_in(item) for item in value]
+    return value
+
+
+def _screen(text: str) -> tuple[str, tuple[str, ...]]:
+    found = find_secrets(text)
+    if not found and (decoded := decode(text)) != text and (found := find_secrets(decoded)):
+        text = decoded
+    return mask(text, found), tuple(dict.fromkeys(kind for *_, kind in found))
+
+
+@lru_cache(maxsize=2048)
+def _cached_screen(text: str) -> tuple[str, tuple[str, ...]]:
+    return _screen(text)

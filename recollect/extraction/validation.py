@@ -20,7 +20,6 @@ from typing import Any
 
 from recollect.extraction.injection_classifier import learned_batch
 from recollect.extraction.normalise import normalised
-from recollect.extraction.pii_decoding import decode
 from recollect.extraction.redaction import Rule, compile_patterns, redact
 from recollect.extraction.screening import (
     SPLIT_WINDOW,
@@ -28,7 +27,7 @@ from recollect.extraction.screening import (
     opens_split_instruction,
     ruled_injection,
 )
-from recollect.extraction.secrets import find_secrets, mask
+from recollect.extraction.secrets import screen_secrets
 from recollect.longterm.records import FactCategory
 from recollect.store.errors import ConfigurationError
 
@@ -192,10 +191,7 @@ class FactScreen:
 def _without_secrets(text: str) -> tuple[str, tuple[str, ...]]:
     """The text with credentials masked, and their kinds; the decoded reading counts too
     ("my PIN is four eight two one")."""
-    found = find_secrets(text)
-    if not found and (decoded := decode(text)) != text and (found := find_secrets(decoded)):
-        text = decoded
-    return mask(text, found), tuple(dict.fromkeys(kind for *_, kind in found))
+    return screen_secrets(text)
 
 
 def normalise(text: str) -> str:

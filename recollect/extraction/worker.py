@@ -29,6 +29,7 @@ from recollect.extraction.offline_extractor import offline_facts
 from recollect.extraction.records import ExtractedFact
 from recollect.extraction.redaction import redact
 from recollect.extraction.screening import SPLIT_WINDOW
+from recollect.extraction.secrets import mask_secrets
 from recollect.extraction.validation import FactScreen, ValidationPolicy, Verdict
 from recollect.longterm.configured import configured_memory
 from recollect.longterm.facts import LongTermMemory
@@ -348,13 +349,13 @@ class Worker:
                 {
                     **scope,
                     "job_id": job.id,
-                    "text": verdict.text,
+                    "text": mask_secrets(verdict.text),
                     "category": fact.category,
                     "subject": _subject(fact.subject),
                     "confidence": fact.confidence,
                     "sources": fact.source_message_ids,
                     "status": status,
-                    "reasons": reasons,
+                    "reasons": [_masked_reason(reason) for reason in reasons],
                     "key": verdict.key,
                     "fact_id": fact_id,
                 },
@@ -398,7 +399,8 @@ class Worker:
     def _failed(self, job: jobs.Job, error: str, *, park: bool = False) -> Outcome:
         """Schedule a retry (or dead-letter the job after its last attempt); `park` dead-letters
         it at once, for failures no retry can fix."""
-        message = redact(error[:2000]).text  # errors may quote the model's output
+        # Errors may quote the model's output, and so what the user said.
+        message = redact(mask_secrets(error)[:2000]).text
         with self.pool.connection() as conn:
             status = jobs.fail(
                 conn,
@@ -468,7 +470,16 @@ def _scope_params(job: jobs.Job) -> dict[str, Any]:
 
 
 def _subject(raw: str | None) -> str | None:
-    return normalise_subject(raw)
+    """The subject key, from the model's wording with its secrets masked (normalising first
+    would hide a key from the screen: `sk-proj-…` becomes `sk_proj_…`)."""
+    return normalise_subject(None if raw is None else mask_secrets(raw))
+
+
+def _masked_reason(reason: str) -> str:
+    """A reason with what it quotes masked; its label stays ("secret: aws_access_key" is
+    itself a `key: value` line to the screen)."""
+    label, colon, quoted = reason.partition(": ")
+    return f"{label}{colon}{mask_secrets(quoted)}" if colon else mask_secrets(reason)
 
 
 def _new_fact(fact: ExtractedFact, text: str) -> NewFact:

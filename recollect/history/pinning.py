@@ -11,6 +11,17 @@ Pins are bounded: a restated value moves to the newest place, the oldest values 
 to the summary fold, and a user can take a value back in any of several languages ("it was
 €1,294.50, not €1,249.50", "nicht 5512, sondern 5521", "forget order 884213", "correction:
 …"); `update_state(config, {"pinned": {key: None}})` removes one from outside the conversation.
+
+A pin is never a secret. Each message is read through `mask_secrets` (the fact screen's own
+credential verdict: detect-secrets' provider shapes, its keyword and entropy readings, and the
+spoken password / credential phrases) before any finder sees it, so the finders decide what is
+worth pinning and only that screen decides what is a secret. An instruction holding a
+credential is pinned with `[SECRET]` in its place, or not at all when nothing but the
+placeholder follows its keyword ("call me [SECRET]"); a value overlapping one is not pinned.
+Order numbers, amounts, dates, IBANs and cards, emails and commit hashes are exact values, not
+credentials to that screen (low entropy, no provider shape, no credential keyword), so they
+are still pinned: "commit 3f2a9c1" is a short hex run, pinned, while `AUTH_TOKEN=3f2a…` is an
+assigned secret, masked.
 """
 
 from __future__ import annotations
@@ -23,6 +34,7 @@ from dataclasses import dataclass, field
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from recollect.extraction.screening import screen
+from recollect.extraction.secrets import MASK, mask_secrets
 from recollect.history.content import EXCERPT_KEY
 from recollect.history.pins.amounts import Amounts
 from recollect.history.pins.contacts import Emails, Phones
@@ -218,7 +230,8 @@ def pins_from_text(text: str, source_id: str | None, *, from_tool: bool) -> dict
     `MAX_PINS_PER_TOOL_RESULT`. A value the user takes back in the same text is not pinned.
     """
     if from_tool:
-        return _keyed(_found(text, from_tool=True)[:MAX_PINS_PER_TOOL_RESULT], source_id)
+        found = _found(mask_secrets(text), from_tool=True)
+        return _keyed(found[:MAX_PINS_PER_TOOL_RESULT], source_id)
     pins, _ = _read(text, source_id, {})
     return pins
 
@@ -245,11 +258,13 @@ def _overlap(a: Found | Retraction, b: Found | Retraction) -> bool:
 
 
 def _keyed(found: Iterable[Found], source_id: str | None) -> dict[str, PinnedValue]:
+    """Pins by key; a value the secret screen masked (wholly or in part) is not one."""
     return {
         f"{item.kind}:{item.value.lower()}": PinnedValue(
             kind=item.kind, value=item.value, source_message_id=source_id
         )
         for item in found
+        if MASK not in item.value
     }
 
 
@@ -261,7 +276,9 @@ def _read(
     A retracted value is unpinned wherever it was pinned ("not #4417" unpins order 4417); a
     bare number of the retracted value's shape beside it is pinned as its kind ("nicht 5512,
     sondern 5521"); "correction: …" without an old value replaces the newest pin of its kind.
+    Everything is read with its credentials masked.
     """
+    text = mask_secrets(text)
     found = _found(text, from_tool=False)
     retracted = retractions(text, found)
     taken_back = [item for item in found if any(_overlap(item, r) for r in retracted)]
@@ -334,13 +351,19 @@ def _instructions(text: str) -> list[tuple[str, str]]:
             continue
         for kind, pattern in (("constraint", _CONSTRAINT), ("preference", _PREFERENCE)):
             match = pattern.search(clause)
-            if match:
+            if match and not _said_nothing_but_a_secret(clause, match.end()):
                 # Screened only once it would be pinned: the screen reads every view of the
                 # text, and most clauses of a turn are neither constraint nor preference.
                 if not screen(clause):
                     found.append((kind, _pinned_part(clause, match.start())))
                 break
     return found
+
+
+def _said_nothing_but_a_secret(clause: str, after: int) -> bool:
+    """Whether all the clause says after its keyword is a masked secret ("call me [SECRET]")."""
+    rest = clause[after:]
+    return MASK in rest and not re.search(r"\w", rest.replace(MASK, ""))
 
 
 def _pinned_part(clause: str, start: int) -> str:

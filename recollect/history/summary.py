@@ -3,6 +3,10 @@
 Only those messages and the previous summary are sent, so a fold costs the same at turn 300
 as at turn 30. The summary's size is enforced twice: the model is called with `max_tokens`,
 and whatever comes back is cut hard at the cap (some servers ignore `max_tokens`).
+
+No secret reaches the fold or the summary: every message is rendered with `mask_secrets`, the
+previous summary is masked again before it is sent, and so is whatever the model returns
+(`cap_summary`), so a credential the user said is `[SECRET]` in the prompt and the state.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
+from recollect.extraction.secrets import mask_secrets
 from recollect.history.content import EXCERPT_KEY
 from recollect.history.tokens import text_tokens
 from recollect.history.truncation import truncate_text
@@ -62,6 +67,7 @@ def fold_prompt(summary: str, pending: Sequence[BaseMessage], max_tokens: int) -
     """The two messages of a fold: instructions, then the old summary and the new messages."""
     words = max(int(max_tokens * 0.7), 10)
     lines = [render_for_fold(m) for m in pending]
+    summary = mask_secrets(summary)
     body = f"Current summary:\n{summary or '(none yet)'}\n\nNew messages to fold in:\n" + "\n".join(
         line for line in lines if line
     )
@@ -97,8 +103,9 @@ def over_cap(pending: Sequence[BaseMessage], max_history_tokens: int) -> list[Ba
 
 
 def render_for_fold(message: BaseMessage) -> str:
-    """One line per message; tool output cut to head and tail; cut middles marked."""
-    text = str(message.text)
+    """One line per message, secrets masked; tool output cut to head and tail; cut middles
+    marked."""
+    text = mask_secrets(str(message.text))
     if message.additional_kwargs.get(EXCERPT_KEY):
         if isinstance(message, SystemMessage):
             return f"Note: {text}"
@@ -118,9 +125,9 @@ def render_for_fold(message: BaseMessage) -> str:
 
 
 def cap_summary(text: str, max_tokens: int) -> str:
-    """The summary within the cap, whatever the model returned: the oldest part goes (a
-    summary grows at its end, so the end is the newest), cut on a word boundary."""
-    text = text.strip()
+    """The summary within the cap, whatever the model returned, secrets masked: the oldest part
+    goes (a summary grows at its end, so the end is the newest), cut on a word boundary."""
+    text = mask_secrets(text.strip())
     if text_tokens(text) <= max_tokens:
         return text
     keep = max(int(len(text) * (max_tokens - 1) / text_tokens(text)), 1)
@@ -143,16 +150,16 @@ def extractive_fold(summary: str, pending: Sequence[BaseMessage], max_tokens: in
     dropped) and cuts to the cap.
     """
     said = [
-        f"- user: {' '.join(truncate_text(str(m.text), 60).split())}"
+        f"- user: {' '.join(truncate_text(mask_secrets(str(m.text)), 60).split())}"
         for m in pending
         if isinstance(m, HumanMessage)
     ]
     notes = [
-        f"- {' '.join(truncate_text(str(m.text), 120).split())}"
+        f"- {' '.join(truncate_text(mask_secrets(str(m.text)), 120).split())}"
         for m in pending
         if isinstance(m, SystemMessage) and m.additional_kwargs.get(EXCERPT_KEY)
     ]
-    lines = [line for line in summary.splitlines() if line.strip()]
+    lines = [line for line in mask_secrets(summary).splitlines() if line.strip()]
     lines += notes + said
     while lines and text_tokens("\n".join(lines)) > max_tokens:
         lines.pop(0)

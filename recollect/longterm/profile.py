@@ -10,6 +10,9 @@ Concurrent writers never lose an update: each write is conditional on the `revis
 (optimistic check); a writer that lost the race re-reads and re-applies its change. Under READ
 COMMITTED that works inside a caller's longer transaction too, because each statement sees
 the latest committed document.
+
+No value is stored with a credential in it: each is masked (`mask_secrets`) as it is applied,
+and one that is nothing but placeholders then is not stored at all.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import Any
 from psycopg import Connection
 from psycopg.types.json import Jsonb
 
+from recollect.extraction.secrets import mask_secrets
 from recollect.longterm.imperatives import addressed_to_assistant
 from recollect.longterm.records import FactCategory, NewFact, ProfileEntry, StoredFact
 from recollect.store import clock
@@ -320,7 +324,9 @@ def _apply(
             fields[name] = [v for v in fields[name] if v.get("fact_id") not in forget]
     now = clock.now()
     for update in updates:
-        text = update.value.strip()
+        text = mask_secrets(update.value.strip())
+        if not _PLACEHOLDER.sub("", text).strip(" .,;:"):
+            continue  # a secret and nothing else: nothing worth a place in every prompt
         value: dict[str, Any] = {
             "value": text,
             "confidence": update.confidence,

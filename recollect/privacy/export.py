@@ -6,6 +6,10 @@ what is reachable: the export cannot contain another user's rows. It includes wh
 into her organisation's shared memory and what she did in other people's workflows (the rows
 `forget` deletes or pseudonymises), the latter through `recollect_acted_rows()`. Embeddings
 are left out: they are derived from the texts, which are exported.
+
+The thread transcripts are the user's own words, exported as said. Every record derived from
+them (traces, fact candidates, job errors) has its secrets masked: they are written masked,
+and read through `mask_secrets_in` here too, so a row older than that rule leaks nothing.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from langchain_core.messages import BaseMessage, messages_to_dict
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from psycopg_pool import ConnectionPool
 
+from recollect.extraction.secrets import mask_secrets_in
 from recollect.longterm.profile import from_row
 from recollect.store import clock
 from recollect.store.acting import acting_as
@@ -25,6 +30,8 @@ from recollect.store.scope import ORG_OWNER, Scope
 from recollect.store.tenancy import scoped
 
 EXPORT_FORMAT = "recollect.export/1"
+DERIVED = ("memory_traces", "review_queue", "jobs")
+"""Rows made from what was said, read with their secrets masked."""
 OWNER = "org_id = %(org_id)s AND user_id = %(user_id)s"
 
 EXPORT_FACTS = f"""
@@ -109,6 +116,8 @@ def export_user(
                 ("acted_in_others_workflows", EXPORT_ACTED),
             )
         }
+    for name in DERIVED:
+        rows[name] = [mask_secrets_in(row) for row in rows[name]]
     rows["profile"] = [_profile_document(row) for row in rows["profile"]]
     _attach_history(rows["facts"])
     for thread in rows["threads"]:

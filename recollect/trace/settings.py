@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from recollect.extraction.secrets import mask_secrets
 from recollect.store.errors import ConfigurationError
 from recollect.store.storable import storable
 
@@ -28,7 +29,9 @@ def tracing_enabled() -> bool:
 
 
 def clip(text: str, limit: int = MAX_TEXT_CHARS) -> str:
-    """`text` cut to `limit` characters, marked when cut, as the trace table can store it."""
+    """`text` with its secrets masked (before the cut, so no half of one is kept), cut to
+    `limit` characters, marked when cut, as the trace table can store it."""
+    text = mask_secrets(text)
     return storable(text if len(text) <= limit else text[: limit - 1] + "…")
 
 

@@ -1,6 +1,8 @@
 """The trace table's SQL: write a turn's trace (numbered in the same statement), record an
 extraction job's verdicts, read a thread's traces back. Every statement runs in the owner's
-scope, so row-level security decides what is visible."""
+scope, so row-level security decides what is visible. No trace row keeps a secret: every
+string of a trace goes through `mask_secrets_in` on its way into the table, whichever node
+gathered it."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from psycopg import Connection
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
+from recollect.extraction.secrets import mask_secrets_in
 from recollect.store.scope import Scope
 from recollect.store.tenancy import SET_SCOPE, scope_settings, scoped
 
@@ -109,7 +112,7 @@ def write_turns(
             cur.execute(SET_SCOPE, scope_settings(scope))
             cur.executemany(
                 INSERT_TURN,
-                [{**_owner(scope, i.thread_id), "trace": Jsonb(i.trace)} for i in items],
+                [{**_owner(scope, i.thread_id), "trace": _stored(i.trace)} for i in items],
             )
             written += len(items)
     return written
@@ -119,7 +122,12 @@ def record_extraction(
     conn: Connection[Any], scope: Scope, thread_id: str, trace: dict[str, Any]
 ) -> None:
     """An extraction job's verdicts, inside the job's own transaction (already in `scope`)."""
-    conn.execute(INSERT_EXTRACTION, {**_owner(scope, thread_id), "trace": Jsonb(trace)})
+    conn.execute(INSERT_EXTRACTION, {**_owner(scope, thread_id), "trace": _stored(trace)})
+
+
+def _stored(trace: dict[str, Any]) -> Jsonb:
+    """A trace as the table keeps it: every string with its secrets masked."""
+    return Jsonb(mask_secrets_in(trace))
 
 
 def thread_traces(

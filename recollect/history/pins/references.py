@@ -1,6 +1,7 @@
 """Identifiers: order, booking, ticket, invoice, tracking, account and case numbers named by
 their word in many languages (`order 884213`, `주문번호는 884213`, `ऑर्डर नंबर 4471-XY`,
-`numéro de commande FR-99812`), codes that look like one (`8842-B`, `REQ-0042`), and `#4471`.
+`numéro de commande FR-99812`, `commit 3f2a9c1`), codes that look like one (`8842-B`,
+`REQ-0042`), and `#4471`.
 
 The word decides the kind; a value needs a digit and three characters, so "order 2 pizzas"
 and "GPT-4" stay words.
@@ -28,6 +29,7 @@ KIND_WORDS: dict[str, str] = {
     r"|追跡番号|运单号|快递单号|운송장\s?번호",
     "account": r"account|kundennummer|kontonummer|konto|compte|cuenta|conta|conto|口座番号",
     "case": r"case|fall|dossier|expediente|caso|pratica",
+    "commit": r"commit",
     "reference": r"reference|ref|referenznummer|referenz|référence|referencia|referência"
     r"|riferimento|参照番号|参考号|참조\s?번호",
 }
