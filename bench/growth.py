@@ -15,6 +15,18 @@ through five agents sharing one Postgres and one scripted OpenAI-compatible serv
 - summarization: `create_agent` with LangChain's own `SummarizationMiddleware`, its peer,
   `PostgresSaver`.
 
+With `--recall` (the default) recollect recalls long-term memory every turn from facts seeded
+about the conversation's topics, so most turns bring different memories into the prompt.
+
+The bill: every model request of a system is kept as text (role, content, tool calls) and
+priced two ways, with tokens = characters / 4. OpenAI: the longest prefix shared with any
+earlier request of the same system is cached when it is at least 1,024 tokens, counted in
+128-token steps, and billed at 0.1. Anthropic: only explicit cache breakpoints count; content
+up to a breakpoint whose prefix an earlier request marked is read at 0.1, newly marked content
+is written at 1.25, the rest is billed whole (a system that marks nothing pays 1x throughout).
+Each turn also records where its request first differs from the previous one, by prompt
+section.
+
 Model time is measured by a callback (chat model start → end) and subtracted from the graph
 time, so `overhead_ms` is what the memory machinery and the checkpointer cost per turn.
 
@@ -24,6 +36,8 @@ time, so `overhead_ms` is what the memory machinery and the checkpointer cost pe
 from __future__ import annotations
 
 import argparse
+import bisect
+import hashlib
 import json
 import random
 import statistics
@@ -59,11 +73,14 @@ from graphs.agent import make_graph
 from recollect import thread_config
 from recollect.history.retention import DEFAULT_RETENTION, RetainingPostgresSaver
 from recollect.history.summary import FOLD_INSTRUCTIONS
+from recollect.longterm.facts import LongTermMemory
+from recollect.longterm.records import FactCategory, NewFact
 from recollect.models import factory as models
 from recollect.prebuilt.middleware import MemoryMiddleware
 from recollect.state.context import Context
 from recollect.store import migrations
 from recollect.store.pool import install_process_pool
+from recollect.store.scope import Scope
 from recollect.store.server import CONNECTION_KWARGS, open_pool, with_database
 from tests.support.scripted_openai import Reply, ScriptedOpenAI
 
@@ -189,8 +206,8 @@ class ModelTimer(BaseCallbackHandler):
     """Time and prompt tokens of every chat model call, by the graph node that made it
     (hashed by identity: `SummarizationMiddleware` keeps callbacks in a set)."""
 
-    started: dict[UUID, tuple[float, str, int, str]] = field(default_factory=dict)
-    calls: list[tuple[str, int, float, str]] = field(default_factory=list)
+    started: dict[UUID, tuple[float, str, int, list[BaseMessage]]] = field(default_factory=dict)
+    calls: list[tuple[str, int, float, list[BaseMessage]]] = field(default_factory=list)
 
     def on_chat_model_start(
         self,
@@ -203,9 +220,8 @@ class ModelTimer(BaseCallbackHandler):
     ) -> None:
         prompt = messages[0]
         node = str((metadata or {}).get("langgraph_node", ""))
-        text = "\n".join(str(m.content) for m in prompt)
         tokens = count_tokens_approximately(prompt)
-        self.started[run_id] = (time.perf_counter(), node, tokens, text)
+        self.started[run_id] = (time.perf_counter(), node, tokens, prompt)
 
     def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
         self._finish(run_id)
@@ -214,8 +230,119 @@ class ModelTimer(BaseCallbackHandler):
         self._finish(run_id)
 
     def _finish(self, run_id: UUID) -> None:
-        start, node, tokens, text = self.started.pop(run_id)
-        self.calls.append((node, tokens, time.perf_counter() - start, text))
+        start, node, tokens, prompt = self.started.pop(run_id)
+        self.calls.append((node, tokens, time.perf_counter() - start, prompt))
+
+
+BLOCK_CHARS = 512
+"""OpenAI counts a cached prefix in 128-token steps: 512 characters at 4 a token."""
+MIN_CACHED_TOKENS = 1024
+CACHE_READ = 0.1
+CACHE_WRITE = 1.25
+Marks = Callable[[list[BaseMessage]], list[int]]
+"""The indexes of the messages a system marks as Anthropic cache breakpoints."""
+
+
+def content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in content)
+
+
+def request_text(messages: list[BaseMessage]) -> tuple[str, list[int]]:
+    """A request as the provider reads it (role, content, tool calls, in order), and where
+    each message ends in that text."""
+    text, ends = "", []
+    for message in messages:
+        calls = getattr(message, "tool_calls", None)
+        text += f"<{message.type}>{content_text(message.content)}"
+        text += json.dumps(calls, sort_keys=True) if calls else ""
+        text += f"</{message.type}>"
+        ends.append(len(text))
+    return text, ends
+
+
+def common_prefix(a: str, b: str) -> int:
+    """Length of the common prefix (slice comparisons, so long prompts stay fast)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def digests(text: str, offsets: list[int]) -> list[bytes]:
+    """A digest of each prefix `text[:offset]`, offsets ascending, in one pass."""
+    hasher = hashlib.blake2b(digest_size=16)
+    out, done = [], 0
+    for offset in offsets:
+        hasher.update(text[done:offset].encode())
+        done = offset
+        out.append(hasher.digest())
+    return out
+
+
+@dataclass
+class Bill:
+    """Prompt tokens a system sent and what each provider's prompt cache would charge."""
+
+    prompt_tokens: int = 0
+    cached_openai: int = 0
+    billed_openai: float = 0.0
+    cached_anthropic: int = 0
+    written_anthropic: int = 0
+    billed_anthropic: float = 0.0
+    blocks: set[bytes] = field(default_factory=set)
+    marked: set[bytes] = field(default_factory=set)
+
+    def add(self, text: str, tokens: int, marks: list[int]) -> None:
+        self.prompt_tokens += tokens
+        prefixes = digests(text, list(range(BLOCK_CHARS, len(text) + 1, BLOCK_CHARS)))
+        shared = next((i for i, d in enumerate(prefixes) if d not in self.blocks), len(prefixes))
+        self.blocks.update(prefixes)
+        cached = min(shared * BLOCK_CHARS // 4, tokens)
+        cached = cached if cached >= MIN_CACHED_TOKENS else 0
+        self.cached_openai += cached
+        self.billed_openai += tokens - cached + CACHE_READ * cached
+        at = digests(text, sorted(set(marks)))
+        read = max(
+            (m for m, d in zip(sorted(set(marks)), at, strict=True) if d in self.marked), default=0
+        )
+        self.marked.update(at)
+        read_tokens = min(read // 4, tokens)
+        written = min(max(max(marks, default=0) - read, 0) // 4, tokens - read_tokens)
+        self.cached_anthropic += read_tokens
+        self.written_anthropic += written
+        self.billed_anthropic += (
+            tokens - read_tokens - written + CACHE_READ * read_tokens + CACHE_WRITE * written
+        )
+
+
+def section_at(messages: list[BaseMessage], ends: list[int], position: int) -> str:
+    """The prompt section a character of the request text falls in."""
+    index = bisect.bisect_right(ends, position)
+    if index >= len(messages):
+        return "none (a longer request)"
+    message = messages[index]
+    if message.additional_kwargs.get("recollect_recalled"):
+        return "recalled memories (tail)"
+    if index == 0 and message.type == "system":
+        text = content_text(message.content)[: position - len("<system>")]
+        heading = text.rfind("\n## ")
+        return (
+            "system: instructions"
+            if heading < 0
+            else ("system: " + text[heading + 4 :].split("\n")[0].lower())
+        )
+    humans = [i for i, m in enumerate(messages) if m.type == "human"]
+    if humans and index == humans[-1]:
+        return "newest user message"
+    if humans and index > humans[-1]:
+        return "this turn's tool round"
+    return "history"
 
 
 @dataclass
@@ -226,6 +353,7 @@ class System:
     invoke: Callable[[list[AnyMessage], ModelTimer], Any]
     thread: str
     reply_node: str = "call_model"
+    marks: Marks | None = None
     overhead_ms: list[float] = field(default_factory=list)
     reply_prompt_tokens: list[int] = field(default_factory=list)
     all_prompt_tokens: int = 0
@@ -233,6 +361,9 @@ class System:
     last_prompt: str = ""
     last_user_text: str = ""
     turns_missing_latest_user_message: list[int] = field(default_factory=list)
+    bill: Bill = field(default_factory=Bill)
+    previous_request: str = ""
+    first_difference: dict[str, int] = field(default_factory=dict)
     error: str | None = None
 
     def play(self, messages: list[AnyMessage]) -> None:
@@ -245,11 +376,26 @@ class System:
         self.overhead_ms.append((elapsed - model) * 1000)
         replies = [c for c in timer.calls if c[0] == self.reply_node]
         self.reply_prompt_tokens.append(replies[-1][1])
-        self.last_prompt = replies[-1][3]
+        self.last_prompt = "\n".join(str(m.content) for m in replies[-1][3])
         if self.last_user_text not in self.last_prompt:
             self.turns_missing_latest_user_message.append(len(self.reply_prompt_tokens))
         self.all_prompt_tokens += sum(tokens for _, tokens, _, _ in timer.calls)
         self.summary_calls += len(timer.calls) - len(replies)
+        for node, tokens, _, prompt in timer.calls:
+            text, ends = request_text(prompt)
+            reply = node == self.reply_node
+            marks = self.marks(prompt) if self.marks and reply else []
+            self.bill.add(text, tokens, [ends[i] for i in marks])
+            if reply and prompt is replies[0][3] and self.previous_request:
+                shared = common_prefix(text, self.previous_request)
+                where = (
+                    "none: appended only"
+                    if shared == len(self.previous_request)
+                    else section_at(prompt, ends, shared)
+                )
+                self.first_difference[where] = self.first_difference.get(where, 0) + 1
+            if reply:
+                self.previous_request = text
 
 
 def naive_system(saver: PostgresSaver) -> System:
@@ -298,10 +444,31 @@ def langmem_system(saver: PostgresSaver, history_tokens: int, summary_tokens: in
     return System("langmem", invoke, "growth-langmem")
 
 
-def recollect_system(saver: PostgresSaver, history_tokens: int, summary_tokens: int) -> System:
-    graph = make_graph(checkpointer=saver)
-    config = thread_config("growth-recollect")
+def seeded_memory(pool: ConnectionPool[Any], ctx: Context) -> LongTermMemory:
+    """Long-term memory holding facts about the conversation's topics, so lexical recall
+    brings back a different handful on most turns."""
+    rng = random.Random(11)
+    memory = LongTermMemory(pool)
+    facts = [
+        NewFact(
+            text=f"The {word} work of the {rng.choice(_WORDS)} team needs a {rng.choice(_WORDS)} "
+            f"review before each release, decided in meeting {i}.",
+            category=FactCategory.EVENT,
+            subject=f"{word} decision {i}",
+        )
+        for i, word in enumerate(_WORDS * 2)
+    ]
+    memory.ingest(Scope.for_user(ctx.org_id, ctx.user_id), facts, [None] * len(facts))
+    return memory
+
+
+def recollect_system(
+    saver: PostgresSaver, history_tokens: int, summary_tokens: int, pool: ConnectionPool[Any] | None
+) -> System:
+    """The agent graph; with `pool`, long-term recall on over seeded facts."""
     ctx = Context(max_history_tokens=history_tokens, summary_max_tokens=summary_tokens)
+    graph = make_graph(checkpointer=saver, memory=seeded_memory(pool, ctx) if pool else None)
+    config = thread_config("growth-recollect")
 
     def invoke(messages: list[AnyMessage], timer: ModelTimer) -> Any:
         return graph.invoke({"messages": messages}, {**config, "callbacks": [timer]}, context=ctx)
@@ -367,7 +534,9 @@ def run(args: argparse.Namespace, uri: str) -> dict[str, Any]:
         "langmem": lambda: langmem_system(
             PostgresSaver(pool), args.history_tokens, args.summary_tokens
         ),
-        "recollect": lambda: recollect_system(retaining, args.history_tokens, args.summary_tokens),
+        "recollect": lambda: recollect_system(
+            retaining, args.history_tokens, args.summary_tokens, pool if args.recall else None
+        ),
         "middleware": lambda: middleware_system(
             retaining, args.history_tokens, args.summary_tokens
         ),
@@ -441,6 +610,15 @@ def report(
             "checkpoints_kept": count,
             "overhead_ms_p50": median(system.overhead_ms),
             "overhead_ms_p50_last_50_turns": median(system.overhead_ms[-50:]),
+            "cached_tokens_openai": system.bill.cached_openai,
+            "billed_tokens_openai": round(system.bill.billed_openai),
+            "cached_tokens_anthropic": system.bill.cached_anthropic,
+            "written_tokens_anthropic": system.bill.written_anthropic,
+            "billed_tokens_anthropic": round(system.bill.billed_anthropic),
+            "cached_share_openai": share(system.bill.cached_openai, system.all_prompt_tokens),
+            "first_difference_by_section": dict(
+                sorted(system.first_difference.items(), key=lambda kv: -kv[1])
+            ),
             "planted_values_in_prompt_at_end": sum(
                 value in system.last_prompt for _, value, _ in PLANTED.values()
             ),
@@ -460,6 +638,7 @@ def report(
         "history_tokens": args.history_tokens,
         "summary_tokens": args.summary_tokens,
         "checkpoint_retention": args.retention,
+        "recall": args.recall,
         "tool_log_tokens": TOOL_LOG_TOKENS,
         "tool_every": TOOL_EVERY,
         "planted": {kind: value for kind, value, _ in PLANTED.values()},
@@ -477,11 +656,20 @@ NOTES = [
     "langmem's SummarizationNode writes its summary to state but leaves the message list "
     "whole (it only shortens what it passes to the model), so its checkpoints grow like "
     "naive's; it also re-summarises from its own running summary without pinned values.",
-    "middleware is create_agent with MemoryMiddleware and no long-term memory, like recollect "
-    "here; summarization is create_agent with SummarizationMiddleware(trigger=history + "
+    "recollect recalls long-term memory (seeded facts, lexical recall) unless --no-recall; "
+    "middleware is create_agent with MemoryMiddleware and no long-term memory; summarization "
+    "is create_agent with SummarizationMiddleware(trigger=history + "
     "summary tokens, keep=history tokens), which replaces old messages in state by a summary "
     "message.",
+    "The bill counts every request (summaries too) as text, tokens = characters / 4. OpenAI: "
+    "longest prefix shared with any earlier request of the system, >= 1024 tokens, in "
+    "128-token steps, at 0.1. Anthropic: breakpoints only (the ones the system marks when its "
+    "model is Anthropic's); read at 0.1, written at 1.25, the rest at 1x.",
 ]
+
+
+def share(part: float, whole: float) -> float | None:
+    return round(part / whole, 4) if whole else None
 
 
 def ratios(results: dict[str, Any]) -> dict[str, float | None]:
@@ -497,6 +685,8 @@ def ratios(results: dict[str, Any]) -> dict[str, float | None]:
     return {
         "prompt_tokens_total": ratio("prompt_tokens_total"),
         "checkpoint_bytes": ratio("checkpoint_bytes"),
+        "billed_tokens_openai": ratio("billed_tokens_openai"),
+        "billed_tokens_anthropic": ratio("billed_tokens_anthropic"),
         "overhead_ms_p50": ratio("overhead_ms_p50"),
         "overhead_ms_p50_last_50_turns": ratio("overhead_ms_p50_last_50_turns"),
         "recollect_turn_last_vs_turn_50": round(last / first, 4) if first and last else None,
@@ -508,6 +698,11 @@ def print_table(result: dict[str, Any]) -> None:
         "prompt_tokens_last",
         "prompt_tokens_at_turn_50",
         "prompt_tokens_total",
+        "cached_tokens_openai",
+        "cached_share_openai",
+        "billed_tokens_openai",
+        "cached_tokens_anthropic",
+        "billed_tokens_anthropic",
         "summary_calls",
         "checkpoint_bytes",
         "latest_checkpoint_bytes",
@@ -522,6 +717,9 @@ def print_table(result: dict[str, Any]) -> None:
     for key in keys:
         row = "".join(f"{result['systems'][n][key]!s:>16}" for n in names)
         print(f"{key:32}{row}")
+    print("first difference from the previous request, by prompt section (turns):")
+    for name in names:
+        print(f"  {name}: {json.dumps(result['systems'][name]['first_difference_by_section'])}")
     for name in names:
         if result["systems"][name]["error"]:
             print(f"{name} failed: {result['systems'][name]['error']}")
@@ -535,6 +733,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--history-tokens", type=int, default=3000)
     parser.add_argument("--summary-tokens", type=int, default=400)
     parser.add_argument("--retention", type=int, default=DEFAULT_RETENTION)
+    parser.add_argument(
+        "--recall",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="recollect recalls long-term memory from seeded facts (default: on)",
+    )
     parser.add_argument(
         "--systems",
         nargs="+",
