@@ -35,6 +35,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field
 
 from recollect.models.schema_instance import minimal_instance
+from recollect.prebuilt.memory_block import RECALLED_KEY
 
 __all__ = [
     "OFFLINE_LABEL",
@@ -239,7 +240,11 @@ class OfflineChatModel(BaseChatModel):
         return "\n\n".join(parts)
 
     def _quote_memory(self, messages: Sequence[BaseMessage]) -> str:
-        system_text = "\n".join(str(m.text) for m in messages if isinstance(m, SystemMessage))
+        system_text = "\n".join(
+            str(m.text)
+            for m in messages
+            if isinstance(m, SystemMessage) or m.additional_kwargs.get(RECALLED_KEY)
+        )
         sections = _memory_sections(system_text)
         if not sections:
             return "I was given no memory."

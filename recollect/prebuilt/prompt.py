@@ -1,14 +1,19 @@
 """Assemble what the model sees within `Context.context_tokens`, category by category.
 
-One system message carries the instructions and the memory sections (each a `## Heading`
-block, so any model, and the offline one, can tell memory from instructions); the profile and
-recalled memories sit inside one `<memory>` block as quoted values (`memory_block`), so a
-remembered sentence is read as data, never obeyed. The verbatim history follows. Each
-category has a share of the budget and is cut its own way when it overflows: pinned values
-keep constraints and the newest values, recalled memories drop the lowest-ranked whole items,
-the summary is cut hard, tool results keep head and tail (JSON stays valid), and the history
-drops its oldest whole turns. The history gets whatever the
-other categories leave, so a short summary means more verbatim turns.
+Laid out by how often each part changes, so consecutive requests share a long prefix that
+providers bill at a fraction of the price: the system message first (instructions, the
+graph's own sections, then the profile, pinned values and summary, which change only when the
+history is cut and folded), then the verbatim history, which only grows between cuts, and
+last, right after the newest user message, this turn's recalled memories. Memory sections are
+`## Heading` blocks, so any model, and the offline one, can tell memory from instructions; the
+profile and the recalled memories each sit inside a `<memory>` block as quoted values
+(`memory_block`) under the sentence saying they are data, so a remembered sentence is never
+obeyed. A pinned value still said verbatim in the history is not repeated in the pinned
+section until it leaves the history. Each category has a share of the budget and is cut its
+own way when it overflows: pinned values keep constraints and the newest values, recalled
+memories drop the lowest-ranked whole items, the summary is cut hard, tool results keep head
+and tail (JSON stays valid), and the history drops its oldest whole turns. The history gets
+whatever the other categories leave, so a short summary means more verbatim turns.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_core.messages import BaseMessage, SystemMessage, ToolMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from recollect.history.content import cut_content
 from recollect.history.pinning import INSTRUCTION_KINDS
@@ -25,7 +30,7 @@ from recollect.history.records import PinnedValue
 from recollect.history.summary import cap_summary
 from recollect.history.tokens import text_tokens
 from recollect.history.window import MIN_MESSAGE_TOKENS, fit_window, message_tokens, valid_history
-from recollect.prebuilt.memory_block import MEMORY_IS_DATA, memory_block, quoted
+from recollect.prebuilt.memory_block import MEMORY_IS_DATA, RECALLED_KEY, memory_block, quoted
 from recollect.state.agent_state import AgentState
 from recollect.state.context import Context
 from recollect.state.memory_state import RecalledItem
@@ -42,9 +47,6 @@ class BudgetShares:
 
 
 SHARES = BudgetShares()
-MEMORY_KEYS = frozenset({"profile", "recalled"})
-"""Sections rendered inside the memory block: remembered text, quoted."""
-
 CITE_RECALLED = (
     "Each recalled memory ends with its id, like [m:1a2b3c4d]; when you use one, name its id."
 )
@@ -78,8 +80,9 @@ def build_prompt(
     shares: BudgetShares = SHARES,
     own_sections: Sequence[PromptSection] = (),
 ) -> Prompt:
-    """System prompt, the graph's own sections, budgeted memory sections, then the verbatim
-    history that still fits."""
+    """The system message (instructions, the graph's own sections, the profile, pinned values
+    and summary), the verbatim history that fits, and this turn's recalled memories in a
+    message just before the newest user message."""
     budget = ctx.context_tokens
     history: list[BaseMessage] = [*state.get("unfolded", []), *state.get("messages", [])]
     system_parts = [ctx.system_prompt]
@@ -88,53 +91,56 @@ def build_prompt(
         system_parts.append(thread_system[0].text)
         history = [m for m in history if m is not thread_system[0]]
     tokens: dict[str, int] = {"system": text_tokens("\n\n".join(system_parts))}
-
-    sections: list[tuple[str, str, str]] = []
     for own in own_sections:
         body = own.render(state, ctx).strip()
         if body:
-            sections.append((own.heading, "own_sections", body))
-    pinned_body, hidden_pins = render_pinned(state.get("pinned") or {}, int(budget * shares.pinned))
-    if pinned_body:
-        sections.append(("Pinned values", "pinned", pinned_body))
+            system_parts.append(f"## {own.heading}\n{body}")
+            tokens["own_sections"] = tokens.get("own_sections", 0) + text_tokens(body)
     recalled = state.get("recalled") or []
-    profile = [item for item in recalled if item["kind"] == "profile"]
+    profile = "\n".join(profile_line(p) for p in recalled if p["kind"] == "profile")
     if profile:  # the profile is always in context; it is capped when it is written
-        sections.append(("User profile", "profile", "\n".join(profile_line(p) for p in profile)))
+        system_parts += [MEMORY_IS_DATA, memory_block([("User profile", profile)])]
+        tokens["profile"] = text_tokens(profile)
+    summary = state.get("summary")
+    summary_text = ""
+    if summary and summary["text"]:
+        summary_text = cap_summary(summary["text"], int(budget * shares.summary))
+        tokens["summary"] = text_tokens(summary_text)
     recalled_body, dropped_recalled = render_recalled(
         [item for item in recalled if item["kind"] != "profile"], int(budget * shares.recalled)
     )
+    tail = recalled_message(recalled_body)
     if recalled_body:
-        sections.append(("Recalled memories", "recalled", recalled_body))
-        system_parts.append(CITE_RECALLED)
-    summary = state.get("summary")
-    if summary and summary["text"]:
-        text = cap_summary(summary["text"], int(budget * shares.summary))
-        sections.append(("Conversation summary", "summary", text))
-    summary_shown = ""
-    remembered = [(heading, body) for heading, key, body in sections if key in MEMORY_KEYS]
-    if remembered:
-        system_parts.append(MEMORY_IS_DATA)
-    for heading, key, body in sections:
-        if key not in MEMORY_KEYS:
-            system_parts.append(f"## {heading}\n{body}")
-        elif remembered:  # the whole block goes where its first section would
-            system_parts.append(memory_block(remembered))
-            remembered = []
-        tokens[key] = tokens.get(key, 0) + text_tokens(body)
-        summary_shown = body if key == "summary" else summary_shown
-    system = SystemMessage(content="\n\n".join(system_parts))
+        tokens["recalled"] = text_tokens(recalled_body)
+    pins = state.get("pinned") or {}
+    pin_room = int(budget * shares.pinned)
+    all_pins, _ = render_pinned(pins, pin_room)
+
+    def system_with(pinned_body: str) -> SystemMessage:
+        parts = [*system_parts, *([f"## Pinned values\n{pinned_body}"] if pinned_body else [])]
+        parts += [f"## Conversation summary\n{summary_text}"] if summary_text else []
+        return SystemMessage(content="\n\n".join(parts))
 
     # Repaired on every prompt, not only over budget: one dangling tool call (a tool that
     # raised, a run stopped before its tools) would make every later request invalid.
     history = valid_history(history)
     history, cut_tools = cut_tool_results(history, int(budget * shares.tool_results))
-    room = max(budget - message_tokens([system]), 0)
+    room = max(budget - message_tokens([system_with(all_pins), *tail]), 0)
     fitted = fit_window(history, room).kept if message_tokens(history) > room else history
+    # A value still said verbatim in the history is not pinned in the prompt yet: the pinned
+    # section changes when the history's head does (a cut, then a fold), not every turn.
+    said = "\n".join(str(m.content) for m in fitted)
+    pinned_body, hidden_pins = render_pinned(
+        {k: p for k, p in pins.items() if p["value"] not in said}, pin_room
+    )
+    system = system_with(pinned_body)
+    tokens["pinned"] = text_tokens(pinned_body)
+    newest = max((i + 1 for i, m in enumerate(fitted) if m.type == "human"), default=0)
+    messages = [system, *fitted[:newest], *tail, *fitted[newest:]]
     tool_messages = [m for m in fitted if isinstance(m, ToolMessage)]
     tokens["tool_results"] = message_tokens(tool_messages)
     tokens["history"] = message_tokens(fitted) - tokens["tool_results"]
-    tokens["total"] = message_tokens([system, *fitted])
+    tokens["total"] = message_tokens(messages)
     tokens["cut_tool_results"] = cut_tools
     tokens["dropped_history"] = len(history) - len(fitted)
     tokens["dropped_recalled"] = dropped_recalled
@@ -142,7 +148,7 @@ def build_prompt(
     shown = {
         "budgets": {
             "total": budget,
-            "pinned": int(budget * shares.pinned),
+            "pinned": pin_room,
             "recalled": int(budget * shares.recalled),
             "summary": int(budget * shares.summary),
             "tool_results": int(budget * shares.tool_results),
@@ -150,10 +156,47 @@ def build_prompt(
         },
         "recalled": shown_lines(recalled_body, [(r["id"], recalled_line(r)) for r in recalled]),
         "pinned": shown_lines(pinned_body, [(k, pinned_line(p)) for k, p in pinned_items(state)]),
-        "summary": summary_shown,
+        "summary": summary_text,
         "history_ids": [m.id for m in fitted if m.id],
     }
-    return Prompt(messages=[system, *fitted], tokens=tokens, shown=shown)
+    return Prompt(messages=messages, tokens=tokens, shown=shown)
+
+
+def recalled_message(body: str) -> list[BaseMessage]:
+    """This turn's recalled memories as a message of their own, quoted inside the memory block
+    under the same framing as the profile: it changes every turn, so it goes last, where it
+    leaves the prompt's cached prefix alone."""
+    if not body:
+        return []
+    text = "\n\n".join([MEMORY_IS_DATA, CITE_RECALLED, memory_block([("Recalled memories", body)])])
+    return [HumanMessage(content=text, additional_kwargs={RECALLED_KEY: True})]
+
+
+def breakpoints(messages: Sequence[BaseMessage]) -> list[int]:
+    """Where Anthropic's cache breakpoints go: the system message, the previous user message
+    (the previous request marked it, so its prefix is read from the cache) and the newest one
+    (written, for the next request to read). The recalled memories after it stay unmarked."""
+    said = [
+        i
+        for i, m in enumerate(messages)
+        if m.type == "human" and not m.additional_kwargs.get(RECALLED_KEY)
+    ]
+    system = [0] if messages and messages[0].type == "system" else []
+    return system + said[-2:]
+
+
+def with_breakpoints(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+    """The messages with LangChain's cache-control convention on each breakpoint's last block
+    (`"cache_control": {"type": "ephemeral"}`); a message with no text block stays unmarked."""
+    marked = list(messages)
+    for i in breakpoints(messages):
+        content = messages[i].content
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        last = blocks[-1] if blocks else None
+        if isinstance(last, dict) and last.get("type") == "text" and last.get("text"):
+            block = {**last, "cache_control": {"type": "ephemeral"}}
+            marked[i] = messages[i].model_copy(update={"content": [*blocks[:-1], block]})
+    return marked
 
 
 def pinned_items(state: AgentState) -> list[tuple[str, PinnedValue]]:

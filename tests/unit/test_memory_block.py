@@ -1,4 +1,5 @@
-"""Remembered text reaches the model as quoted data inside one delimited block."""
+"""Remembered text reaches the model as quoted data inside delimited blocks: the profile's in
+the system message, this turn's recalled memories' in the message after the newest one."""
 
 from __future__ import annotations
 
@@ -22,22 +23,25 @@ def _item(item_id: str, kind: str, text: str) -> RecalledItem:
 
 
 def _system(recalled: list[RecalledItem]) -> str:
+    """The whole prompt's text (system message, recalled memories, the newest message)."""
     state: AgentState = {"messages": [HumanMessage(content="hi", id="h")], "recalled": recalled}
-    return (
-        build_prompt(state, Context(context_tokens=6000, system_prompt="Be helpful."))
-        .messages[0]
-        .text
-    )
+    prompt = build_prompt(state, Context(context_tokens=6000, system_prompt="Be helpful."))
+    assert prompt.messages[1].text == "hi"
+    return "\n".join(m.text for m in prompt.messages)
 
 
 def _block(system: str) -> str:
-    """The text between the block's own delimiter lines (each must appear exactly once)."""
+    """The text between each pair of the block's own delimiter lines (a pair per block)."""
     lines = system.splitlines()
-    assert lines.count(OPEN) == 1
-    assert lines.count(CLOSE) == 1
-    start, end = lines.index(OPEN), lines.index(CLOSE)
-    assert start < end
-    return "\n".join(lines[start + 1 : end])
+    assert lines.count(OPEN) == lines.count(CLOSE) >= 1
+    inner: list[str] = []
+    while OPEN in lines:
+        start, end = lines.index(OPEN), lines.index(CLOSE)
+        assert start < end
+        inner += lines[start + 1 : end]
+        assert MEMORY_IS_DATA in lines[:start]
+        lines = lines[end + 1 :]
+    return "\n".join(inner)
 
 
 def test_profile_facts_and_episodes_sit_quoted_inside_the_block() -> None:

@@ -73,12 +73,14 @@ def test_recalled_items_drop_the_lowest_ranked_whole() -> None:
     ]
     state: AgentState = {"messages": [HumanMessage(content="hi", id="h")], "recalled": items}
     prompt = build_prompt(state, _ctx(1000))  # 150 tokens for recalled: one item fits
-    system = prompt.messages[0].text
-    assert "fact 1 " in system
-    assert "fact 2 " not in system
-    assert "fact 3 " not in system
+    system, newest, tail = (m.text for m in prompt.messages)
+    assert newest == "hi"  # the recalled memories come last, right after the newest message
+    assert "fact 1 " in tail
+    assert "fact 1 " not in system
+    assert "fact 2 " not in tail
+    assert "fact 3 " not in tail
     assert prompt.tokens["dropped_recalled"] == 3
-    assert "…" not in system.split("## Recalled memories")[1]  # never cut mid-item
+    assert "…" not in tail.split("## Recalled memories")[1]  # never cut mid-item
 
 
 def test_history_over_budget_drops_oldest_whole_turns_and_keeps_pairs() -> None:
