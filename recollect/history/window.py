@@ -162,9 +162,12 @@ class Window:
     """What the cuts left out, as excerpt messages for the fold and for extraction."""
 
 
-def fit_window(messages: Sequence[BaseMessage], max_tokens: int) -> Window:
-    """Choose the window, then cut oversized messages so nothing kept exceeds the budget."""
-    kept = kept_messages(messages, max_tokens)
+def fit_window(
+    messages: Sequence[BaseMessage], max_tokens: int, keep_tokens: int | None = None
+) -> Window:
+    """Choose the window (the newest whole turns within `keep_tokens`, by default the budget),
+    then cut oversized messages so nothing kept exceeds the budget."""
+    kept = kept_messages(messages, max_tokens if keep_tokens is None else keep_tokens)
     kept_ids = {id(m) for m in kept}
     dropped = [m for m in messages if id(m) not in kept_ids]
     cuts: list[tuple[BaseMessage, str]] = []

@@ -4,6 +4,10 @@ Deleting with `RemoveMessage` shrinks the persisted list, not only the prompt, s
 thread's checkpoints stay small. Messages that leave the window go to `unfolded`, where the
 summarize node folds them into the running summary; nothing leaves state unsummarised.
 
+A cut goes down to `LOW_WATER` of the budget, not just under it: between cuts the history
+only grows at its end, so consecutive prompts share their prefix (billed cheaper by providers
+that cache prompts), and the summary, folded from what a cut removed, changes with it.
+
 Pinning happens here, first: trim is the only node that drops or cuts checkpointed messages,
 so lifting exact values out of every human and tool message before the window is computed
 guarantees that no value is lost to trimming or truncation, whatever else the graph wires
@@ -25,6 +29,10 @@ from recollect.prebuilt.trace import note_trim
 from recollect.state.agent_state import AgentState
 from recollect.state.context import Context
 
+LOW_WATER = 0.6
+"""When the history overflows its budget it is cut down to this share of it, so the prompt's
+prefix (history and summary alike) stays the same for several turns until the next cut."""
+
 
 def trim(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Pin new values, close dangling tool calls, then remove (by id) what fell out of the
@@ -41,7 +49,10 @@ def trim(state: AgentState, runtime: Runtime[Context]) -> dict[str, Any]:
         update["unpinned"] = len(pins.evicted)
     messages = close_dangling_calls(original)
     repaired = [m.id for m in messages] != [m.id for m in original]
-    window = fit_window(messages, context_of(runtime).max_history_tokens)
+    budget = context_of(runtime).max_history_tokens
+    window = fit_window(messages, budget)
+    if window.dropped:  # cut in a chunk, down to the low-water mark, not a turn at a time
+        window = fit_window(messages, budget, int(budget * LOW_WATER))
     changes: list[BaseMessage]
     if repaired:
         # A closing result must sit right after its call, which an append cannot do: the
