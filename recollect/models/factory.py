@@ -47,6 +47,15 @@ def describe_model(requested: str = "") -> str:
     return f"model: {name}{where}"
 
 
+def is_anthropic(model: BaseChatModel | str) -> bool:
+    """Whether `model` (an instance, or a name as `init_chat_model` takes it) is Anthropic's,
+    whose prompt cache is read only at breakpoints the request marks."""
+    if isinstance(model, str):
+        name = resolve_model_name(model)
+        return name.startswith("anthropic:") or name.startswith("claude")
+    return "anthropic" in model._llm_type
+
+
 def chat_model(requested: str = "") -> BaseChatModel:
     """The model for a run; clients are shared per name and endpoint, not built per turn."""
     name = resolve_model_name(requested)

@@ -12,8 +12,8 @@ from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
 
 from recollect.history.pinning import eviction_note, pin_change, unscanned
-from recollect.models.factory import chat_model
-from recollect.prebuilt.prompt import PromptSection, build_prompt
+from recollect.models.factory import chat_model, is_anthropic
+from recollect.prebuilt.prompt import PromptSection, build_prompt, with_breakpoints
 from recollect.prebuilt.run_context import context_of
 from recollect.prebuilt.trace import note_prompt
 from recollect.state.agent_state import AgentState
@@ -60,14 +60,19 @@ class TurnPrompt(NamedTuple):
 
 
 def prompt_for_model(
-    state: AgentState, ctx: Context, own_sections: Sequence[PromptSection] = ()
+    state: AgentState,
+    ctx: Context,
+    own_sections: Sequence[PromptSection] = (),
+    *,
+    cache_marks: bool = False,
 ) -> TurnPrompt:
     """The budgeted prompt for the next model call, and the state update beside its reply.
 
     Tool results since the last human message (a tool loop) have not passed through trim yet,
     so their exact values are pinned here, before the prompt's tool-results share can cut
     them. Every host of the memory (this graph, `MemoryMiddleware`, `MemoryHooks`) builds its
-    model call with this.
+    model call with this; `cache_marks` (an Anthropic model) marks the prompt's cache
+    breakpoints.
     """
     messages = state.get("messages", [])
     last_human = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=0)
@@ -85,7 +90,8 @@ def prompt_for_model(
     if note is not None:
         update["unpinned"] = len(pins.evicted)
         update["unfolded"] = [*state.get("unfolded", []), note]
-    return TurnPrompt(list(prompt.messages), update)
+    sent = with_breakpoints(prompt.messages) if cache_marks else list(prompt.messages)
+    return TurnPrompt(sent, update)
 
 
 def _turn(
@@ -97,12 +103,13 @@ def _turn(
     """The model call's plain logic, shared by the sync and async steps: the bound model, the
     prompt, and what turns the reply into the state update."""
     ctx = context_of(runtime)
-    turn = prompt_for_model(state, ctx, own_sections)
+    model = chat_model(ctx.model)
+    turn = prompt_for_model(state, ctx, own_sections, cache_marks=is_anthropic(model))
 
     def finish(reply: Any) -> dict[str, Any]:
         return {"messages": [reply], **turn.update}
 
-    return bound(chat_model(ctx.model)), turn.messages, finish
+    return bound(model), turn.messages, finish
 
 
 def make_call_model(

@@ -22,6 +22,7 @@ from langgraph.runtime import Runtime
 
 from recollect.langgraph_private import dual_step
 from recollect.longterm.process import process_memory
+from recollect.models.factory import is_anthropic
 from recollect.prebuilt.call_model import prompt_for_model
 from recollect.prebuilt.check_input import check_new_messages, turn_starts
 from recollect.prebuilt.finish_turn import afinish_turn, finish_turn
@@ -95,7 +96,9 @@ def _with_prompt(
     sections: Sequence[PromptSection],
 ) -> dict[str, Any]:
     """`update`, the prompt's own update, and the prompt itself as `llm_input_messages`."""
-    turn = prompt_for_model(applied(state, update), context_of(runtime), sections)
+    ctx = context_of(runtime)
+    marks = is_anthropic(ctx.model)  # the hook sees the run's model name, not the agent's model
+    turn = prompt_for_model(applied(state, update), ctx, sections, cache_marks=marks)
     combined = {**update, **turn.update}
     if "pinned" in update and "pinned" in turn.update:
         combined["pinned"] = {**update["pinned"], **turn.update["pinned"]}

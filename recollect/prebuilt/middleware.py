@@ -31,6 +31,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from recollect.longterm.process import process_memory
+from recollect.models.factory import is_anthropic
 from recollect.prebuilt.call_model import TurnPrompt, prompt_for_model
 from recollect.prebuilt.check_input import check_new_messages
 from recollect.prebuilt.finish_turn import afinish_turn, finish_turn
@@ -146,7 +147,8 @@ def _turn(
     ctx = context_of(settled(request.runtime, schema))
     if request.system_message is not None:
         ctx = replace(ctx, system_prompt=request.system_message.text)
-    return prompt_for_model(_view(cast(MemoryAgentState, request.state)), ctx, sections)
+    state = _view(cast(MemoryAgentState, request.state))
+    return prompt_for_model(state, ctx, sections, cache_marks=is_anthropic(request.model))
 
 
 def _budgeted(request: ModelRequest[Any], turn: TurnPrompt) -> ModelRequest[Any]:
