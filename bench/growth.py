@@ -77,6 +77,7 @@ from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewFact
 from recollect.models import factory as models
 from recollect.prebuilt.middleware import MemoryMiddleware
+from recollect.prebuilt.prompt import breakpoints
 from recollect.state.context import Context
 from recollect.store import migrations
 from recollect.store.pool import install_process_pool
@@ -321,11 +322,12 @@ class Bill:
         )
 
 
-def section_at(messages: list[BaseMessage], ends: list[int], position: int) -> str:
-    """The prompt section a character of the request text falls in."""
+def changed_section(text: str, previous: str, messages: list[BaseMessage], ends: list[int]) -> str:
+    """The section of the previous request where `text` first departs from it."""
+    position = common_prefix(text, previous)
     index = bisect.bisect_right(ends, position)
     if index >= len(messages):
-        return "none (a longer request)"
+        return "none: appended only"
     message = messages[index]
     if message.additional_kwargs.get("recollect_recalled"):
         return "recalled memories (tail)"
@@ -362,7 +364,7 @@ class System:
     last_user_text: str = ""
     turns_missing_latest_user_message: list[int] = field(default_factory=list)
     bill: Bill = field(default_factory=Bill)
-    previous_request: str = ""
+    previous_request: tuple[str, list[BaseMessage], list[int]] = ("", [], [])
     first_difference: dict[str, int] = field(default_factory=dict)
     error: str | None = None
 
@@ -386,16 +388,11 @@ class System:
             reply = node == self.reply_node
             marks = self.marks(prompt) if self.marks and reply else []
             self.bill.add(text, tokens, [ends[i] for i in marks])
-            if reply and prompt is replies[0][3] and self.previous_request:
-                shared = common_prefix(text, self.previous_request)
-                where = (
-                    "none: appended only"
-                    if shared == len(self.previous_request)
-                    else section_at(prompt, ends, shared)
-                )
+            if reply and prompt is replies[0][3] and self.previous_request[0]:
+                where = changed_section(text, *self.previous_request)
                 self.first_difference[where] = self.first_difference.get(where, 0) + 1
             if reply:
-                self.previous_request = text
+                self.previous_request = (text, prompt, ends)
 
 
 def naive_system(saver: PostgresSaver) -> System:
@@ -473,7 +470,7 @@ def recollect_system(
     def invoke(messages: list[AnyMessage], timer: ModelTimer) -> Any:
         return graph.invoke({"messages": messages}, {**config, "callbacks": [timer]}, context=ctx)
 
-    return System("recollect", invoke, "growth-recollect")
+    return System("recollect", invoke, "growth-recollect", marks=breakpoints)
 
 
 def middleware_system(saver: PostgresSaver, history_tokens: int, summary_tokens: int) -> System:
@@ -487,7 +484,7 @@ def middleware_system(saver: PostgresSaver, history_tokens: int, summary_tokens:
     def invoke(messages: list[AnyMessage], timer: ModelTimer) -> Any:
         return agent.invoke({"messages": messages}, {**config, "callbacks": [timer]}, context=ctx)
 
-    return System("middleware", invoke, "growth-middleware", reply_node="model")
+    return System("middleware", invoke, "growth-middleware", reply_node="model", marks=breakpoints)
 
 
 def summarization_system(saver: PostgresSaver, history_tokens: int, summary_tokens: int) -> System:
