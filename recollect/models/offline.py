@@ -35,12 +35,12 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field
 
 from recollect.models.schema_instance import minimal_instance
-from recollect.prebuilt.memory_block import RECALLED_KEY
 
 __all__ = [
     "OFFLINE_LABEL",
     "OFFLINE_MODEL_NAME",
     "OFFLINE_NOTICE",
+    "RECALLED_KEY",
     "OfflineChatModel",
 ]
 
@@ -51,6 +51,9 @@ OFFLINE_NOTICE = (
     "stand-in, not a language model."
 )
 
+RECALLED_KEY = "recollect_recalled"
+"""Marks the prompt message carrying this turn's recalled memories (in `additional_kwargs`);
+the offline model quotes its sections as it quotes the system message's."""
 _SECTION_HEADING = "## "
 _DELIMITER = re.compile(r"</?[a-z_]+>")
 """A line that only opens or closes a block of sections (`<memory>`) is not memory itself."""
