@@ -8,6 +8,7 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langchain_openai import ChatOpenAI
 
 from recollect.history.records import PinnedValue
+from recollect.history.window import fit_window, message_tokens
 from recollect.models.factory import is_anthropic
 from recollect.prebuilt.call_model import prompt_for_model
 from recollect.prebuilt.memory_block import MEMORY_IS_DATA, RECALLED_KEY
@@ -73,3 +74,14 @@ def test_anthropic_gets_breakpoints_on_the_system_and_the_last_two_user_messages
     assert marked == ["question 2", "question 3"]
     plain = prompt_for_model(_state(3), CTX).messages
     assert all(isinstance(m.content, str) for m in plain)
+
+
+def test_a_cut_goes_down_to_the_low_water_mark_and_cuts_no_message_under_the_budget() -> None:
+    turns = _state(30)["messages"]
+    window = fit_window(turns, 200, 100)
+    assert message_tokens(window.kept) <= 100
+    assert window.kept[-1].text == "question 30"
+    big = [*turns, HumanMessage("word " * 500, id="big")]  # the newest turn alone: ~500 tokens
+    window = fit_window(big, 1000, 100)
+    assert [m.id for m in window.kept] == ["big"]
+    assert not window.truncated_ids  # over the low-water mark, under the budget: kept whole
