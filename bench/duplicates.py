@@ -32,8 +32,8 @@ import numpy as np
 import numpy.typing as npt
 
 from recollect.longterm.duplicates import WORD_COVERAGE, numbers, says_nothing_new
-from recollect.longterm.embeddings import init_embeddings
 from recollect.longterm.supersession import normalise
+from recollect.models.embeddings import init_embeddings
 
 DEFAULT_DATA = Path("..") / "shared" / "data" / "locomo" / "locomo_dev.json"
 """Relative to the repository root, where the shared test data sits beside it."""

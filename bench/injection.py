@@ -37,7 +37,7 @@ from numpy.typing import NDArray
 
 from bench.injection_corpus import Line, load
 from bench.train_injection import CACHE, Labels, folds, labels, train, vectors
-from recollect.extraction.injection_classifier import (
+from recollect.gate.injection_classifier import (
     Vectors,
     decision_threshold,
     default_stored,
@@ -47,8 +47,8 @@ from recollect.extraction.injection_classifier import (
     shipped_model,
     too_short,
 )
-from recollect.extraction.injection_patterns import RULES
-from recollect.extraction.normalise import views
+from recollect.gate.injection_patterns import RULES
+from recollect.gate.normalise import views
 
 Mask = NDArray[np.bool_]
 

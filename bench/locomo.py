@@ -49,7 +49,6 @@ import psycopg
 from langchain_core.embeddings import Embeddings
 
 from recollect.longterm.configured import DEFAULT_RERANK_LIMIT
-from recollect.longterm.embeddings import embed_texts, embeddings_name, init_embeddings
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.recall import RELEVANCE_FLOOR_ATTRIBUTE
 from recollect.longterm.recipe import NO_FLOOR, Method, RecallRecipe
@@ -61,6 +60,7 @@ from recollect.longterm.rerankers import (
     Reranker,
     load_reranker,
 )
+from recollect.models.embeddings import embed_texts, embeddings_name, init_embeddings
 from recollect.store.migrations import migrate
 from recollect.store.roles import app_uri
 from recollect.store.scope import Scope

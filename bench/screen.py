@@ -26,15 +26,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from recollect.extraction.injection_classifier import SWITCH_ENV
-from recollect.extraction.injection_patterns import RULES
-from recollect.extraction.normalise import canonical
-from recollect.extraction.pii_decoding import decode
-from recollect.extraction.redaction import redact
-from recollect.extraction.screening import clear_caches
-from recollect.extraction.secrets import find_secrets
 from recollect.extraction.validation import FactScreen, Verdict, normalise
-from recollect.longterm.embeddings import OFFLINE, init_embeddings
+from recollect.gate.injection_classifier import SWITCH_ENV
+from recollect.gate.injection_patterns import RULES
+from recollect.gate.normalise import canonical
+from recollect.gate.pii_decoding import decode
+from recollect.gate.redaction import redact
+from recollect.gate.screening import clear_caches
+from recollect.gate.secrets import find_secrets
+from recollect.models.embeddings import OFFLINE, init_embeddings
 from tests.support.screening_corpus import (
     BENIGN,
     INJECTIONS,

@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from recollect.longterm.embeddings import embed_texts, embeddings_name, init_embeddings
 from recollect.longterm.fact_sql import CODES_SAMPLED, CODES_SPREAD, RESCORED
+from recollect.models.embeddings import embed_texts, embeddings_name, init_embeddings
 
 DEFAULT_DATA = Path("..") / "shared" / "data" / "locomo" / "locomo_dev.json"
 USER_SIZES = (20_000, 50_000, 100_000)

@@ -39,10 +39,10 @@ from bench.locomo import load as load_locomo
 from recollect.basestore.store import RecollectStore
 from recollect.longterm import recall as recall_module
 from recollect.longterm.configured import configured_memory
-from recollect.longterm.embeddings import init_embeddings
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.phatic import is_phatic
 from recollect.longterm.records import FactCategory, NewFact, ProfileEntry
+from recollect.models.embeddings import init_embeddings
 from recollect.prebuilt.recall import RecallNode
 from recollect.state.context import Context
 from recollect.store.migrations import migrate

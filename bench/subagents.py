@@ -33,8 +33,8 @@ from graphs.orchestrator import make_graph
 from nodes.orchestrator.worker import WORKER_PROMPT
 from recollect.delegation.brief import MEMORY_PREFIX
 from recollect.history.window import message_tokens
-from recollect.longterm.embeddings import embeddings_name, init_embeddings
 from recollect.longterm.facts import LongTermMemory
+from recollect.models.embeddings import embeddings_name, init_embeddings
 from recollect.state.context import Context
 from recollect.store.migrations import migrate
 from recollect.store.roles import app_uri

@@ -7,7 +7,7 @@ is fitted in numpy (class-balanced cross-entropy, Adam, weight decay), and the d
 threshold is chosen on out-of-fold scores of the training lines alone: the lowest score that
 keeps those false alarms at or under `FALSE_ALARM_BUDGET`.
 
-    python -m bench.train_injection            # writes recollect/extraction/injection_weights.npz
+    python -m bench.train_injection            # writes recollect/gate/injection_weights.npz
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench.injection_corpus import Line, load
-from recollect.extraction.injection_classifier import (
+from recollect.gate.injection_classifier import (
     WEIGHTS,
     InjectionModel,
     Vectors,

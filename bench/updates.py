@@ -48,10 +48,10 @@ from langchain_core.embeddings import Embeddings
 
 from recollect.extraction.fact_writer import EngineWriter
 from recollect.longterm.configured import configured_judge, configured_memory
-from recollect.longterm.embeddings import embeddings_name, init_embeddings
 from recollect.longterm.records import FactCategory, NewFact
 from recollect.longterm.rule_judge import RuleJudge
 from recollect.longterm.supersession import ContradictionJudge, ModelJudge
+from recollect.models.embeddings import embeddings_name, init_embeddings
 from recollect.models.factory import describe_model
 from recollect.store.migrations import migrate
 from recollect.store.roles import app_uri

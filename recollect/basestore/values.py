@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from recollect.extraction.redaction import redact
 from recollect.extraction.validation import FactScreen, ValidationPolicy
+from recollect.gate import redact
 from recollect.longterm.facts import WRITTEN_BY
 from recollect.longterm.records import FactCategory, NewFact, StoredFact
 from recollect.store import clock

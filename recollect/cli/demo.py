@@ -38,9 +38,9 @@ from recollect.extraction.review import list_candidates
 from recollect.extraction.worker import Outcome, Worker, WorkerSettings, start_background
 from recollect.history.persistence import open_persistence
 from recollect.longterm.configured import configured_memory
-from recollect.longterm.embeddings import describe_embeddings
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewFact, ProfileEntry, RememberAction
+from recollect.models.embeddings import describe_embeddings
 from recollect.models.factory import describe_model, resolve_model_name
 from recollect.state.context import Context
 from recollect.store.scope import Scope

@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime, timedelta
 
-from recollect.longterm.embeddings import describe_embeddings, init_embeddings
 from recollect.longterm.ranking import rank
 from recollect.longterm.recipe import Candidate, Method, RecallRecipe
 from recollect.longterm.records import FactCategory
+from recollect.models.embeddings import describe_embeddings, init_embeddings
 
 QUESTION = "Which frontend framework does Dana's team use?"
 FACTS: tuple[tuple[str, FactCategory, float, int], ...] = (

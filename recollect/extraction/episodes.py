@@ -29,10 +29,10 @@ from pydantic import ValidationError
 
 from recollect.extraction.extractor import TranscriptLine
 from recollect.extraction.records import EpisodeSummary
-from recollect.extraction.redaction import redact
-from recollect.extraction.screening import screen
-from recollect.extraction.secrets import mask_secrets
 from recollect.extraction.validation import ValidationPolicy
+from recollect.gate.redaction import redact
+from recollect.gate.screening import screen
+from recollect.gate.secrets import mask_secrets
 from recollect.longterm.facts import LongTermMemory, aware
 from recollect.longterm.records import NewEpisode
 from recollect.models.factory import OFFLINE_MODEL, chat_model, resolve_model_name

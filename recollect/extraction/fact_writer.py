@@ -13,7 +13,7 @@ from langchain_core.embeddings import Embeddings
 from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
-from recollect.extraction.injection_classifier import shares_vectors
+from recollect.gate.injection_classifier import shares_vectors
 from recollect.longterm.cues import says_plan
 from recollect.longterm.facts import RETRACTION_KEY, LongTermMemory
 from recollect.longterm.profile import updates_for

@@ -21,7 +21,7 @@ from psycopg import Connection
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
-from recollect.extraction.secrets import mask_secrets
+from recollect.gate.secrets import mask_secrets
 from recollect.store.errors import RecollectError
 from recollect.store.scope import Scope
 from recollect.store.storable import storable

@@ -14,7 +14,7 @@ from typing import Any
 from psycopg_pool import ConnectionPool
 
 from recollect.extraction.fact_writer import FactWriter
-from recollect.extraction.secrets import mask_secrets
+from recollect.gate.secrets import mask_secrets
 from recollect.longterm.records import FactCategory, NewFact
 from recollect.store.errors import RecollectError
 from recollect.store.scope import Scope

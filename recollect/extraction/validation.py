@@ -18,16 +18,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from recollect.extraction.injection_classifier import learned_batch
-from recollect.extraction.normalise import normalised
-from recollect.extraction.redaction import Rule, compile_patterns, redact
-from recollect.extraction.screening import (
+from recollect.gate.injection_classifier import learned_batch
+from recollect.gate.normalise import normalised
+from recollect.gate.redaction import Rule, compile_patterns, redact
+from recollect.gate.screening import (
     SPLIT_WINDOW,
     completes_split_instruction,
     opens_split_instruction,
     ruled_injection,
 )
-from recollect.extraction.secrets import screen_secrets
+from recollect.gate.secrets import screen_secrets
 from recollect.longterm.records import FactCategory
 from recollect.store.errors import ConfigurationError
 

@@ -27,10 +27,10 @@ from recollect.extraction.fact_writer import EngineWriter, FactWriter
 from recollect.extraction.failures import unfixable
 from recollect.extraction.offline_extractor import offline_facts
 from recollect.extraction.records import ExtractedFact
-from recollect.extraction.redaction import redact
-from recollect.extraction.screening import SPLIT_WINDOW
-from recollect.extraction.secrets import mask_secrets
 from recollect.extraction.validation import FactScreen, ValidationPolicy, Verdict
+from recollect.gate.redaction import redact
+from recollect.gate.screening import SPLIT_WINDOW
+from recollect.gate.secrets import mask_secrets
 from recollect.longterm.configured import configured_memory
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewFact, RememberAction, RememberResult

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from recollect.extraction.screening import screen
-from recollect.extraction.secrets import MASK, mask_secrets
+from recollect.gate import mask_secrets, ruled_injection
+from recollect.gate.secrets import MASK
 from recollect.history.content import EXCERPT_KEY
 from recollect.history.pins.amounts import Amounts
 from recollect.history.pins.contacts import Emails, Phones
@@ -352,9 +352,11 @@ def _instructions(text: str) -> list[tuple[str, str]]:
         for kind, pattern in (("constraint", _CONSTRAINT), ("preference", _PREFERENCE)):
             match = pattern.search(clause)
             if match and not _said_nothing_but_a_secret(clause, match.end()):
-                # Screened only once it would be pinned: the screen reads every view of the
-                # text, and most clauses of a turn are neither constraint nor preference.
-                if not screen(clause):
+                # Screened only once it would be pinned: the rules read every view of the
+                # text, and most clauses of a turn are neither constraint nor preference. The
+                # learned layer is not run here: trim runs on the event loop, and a pin only
+                # repeats the user's own words to the thread they were said in.
+                if not ruled_injection(clause):
                     found.append((kind, _pinned_part(clause, match.start())))
                 break
     return found

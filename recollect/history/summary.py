@@ -21,7 +21,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
-from recollect.extraction.secrets import mask_secrets
+from recollect.gate import mask_secrets
 from recollect.history.content import EXCERPT_KEY
 from recollect.history.tokens import text_tokens
 from recollect.history.truncation import truncate_text

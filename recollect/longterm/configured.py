@@ -19,12 +19,12 @@ from typing import Any
 
 from psycopg_pool import ConnectionPool
 
-from recollect.longterm.embeddings import init_embeddings
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.recipe import RecallRecipe
 from recollect.longterm.rerankers import load_reranker
 from recollect.longterm.rule_judge import RuleJudge
 from recollect.longterm.supersession import ContradictionJudge, ModelJudge
+from recollect.models.embeddings import init_embeddings
 from recollect.models.factory import OFFLINE_MODEL, chat_model, resolve_model_name
 
 JUDGE_ENV = "RECOLLECT_JUDGE"

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import re
 
-from recollect.longterm.embeddings import init_embeddings
+from recollect.models.embeddings import init_embeddings
 
 UNKNOWN_EMBEDDER_SIMILARITY = 0.95
 """For an embedder nobody measured: high enough that the word test does the deciding."""

@@ -27,7 +27,7 @@ from typing import Any
 from psycopg import Connection
 from psycopg.types.json import Jsonb
 
-from recollect.extraction.secrets import mask_secrets
+from recollect.gate import mask_secrets
 from recollect.longterm.imperatives import addressed_to_assistant
 from recollect.longterm.records import FactCategory, NewFact, ProfileEntry, StoredFact
 from recollect.store import clock

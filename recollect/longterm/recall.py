@@ -32,7 +32,6 @@ from psycopg_pool import AsyncConnectionPool, ConnectionPool
 from recollect.longterm import fact_sql as sql
 from recollect.longterm.about_user import asks_about_user
 from recollect.longterm.duplicates import STOP_WORDS
-from recollect.longterm.embeddings import capped_query
 from recollect.longterm.encodings import aload_missing, load_missing
 from recollect.longterm.phatic import is_phatic
 from recollect.longterm.presence import PRESENCE, DensePresence
@@ -56,6 +55,7 @@ from recollect.longterm.rerankers import (
 )
 from recollect.longterm.scope_sizes import ScopeSizes
 from recollect.longterm.vectors import Vector, VectorTypes
+from recollect.models.embeddings import capped_query
 from recollect.store.schema.long_term import COVERED_MAX_DIM
 from recollect.store.scope import Scope, ScopeKind
 from recollect.store.spare_connections import aspare_connection, spare_connection

@@ -22,7 +22,7 @@ from langchain_core.messages import BaseMessage, messages_to_dict
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from psycopg_pool import ConnectionPool
 
-from recollect.extraction.secrets import mask_secrets_in
+from recollect.gate import mask_secrets_in
 from recollect.longterm.profile import from_row
 from recollect.store import clock
 from recollect.store.acting import acting_as

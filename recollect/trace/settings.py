@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from recollect.extraction.secrets import mask_secrets
+from recollect.gate import mask_secrets
 from recollect.store.errors import ConfigurationError
 from recollect.store.storable import storable
 

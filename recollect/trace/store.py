@@ -15,7 +15,7 @@ from psycopg import Connection
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from recollect.extraction.secrets import mask_secrets_in
+from recollect.gate import mask_secrets_in
 from recollect.store.scope import Scope
 from recollect.store.tenancy import SET_SCOPE, scope_settings, scoped
 

@@ -14,9 +14,9 @@ from psycopg_pool import ConnectionPool
 
 from recollect.auth.identity import Identity
 from recollect.basestore.store import RecollectStore
-from recollect.longterm.embeddings import init_embeddings
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewEpisode, NewFact
+from recollect.models.embeddings import init_embeddings
 from recollect.store.scope import ORG_ADMIN, Scope
 
 ALICE = Scope.for_user("acme", "alice")

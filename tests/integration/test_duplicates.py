@@ -13,9 +13,9 @@ from langchain_core.embeddings import Embeddings
 from psycopg_pool import ConnectionPool
 
 from recollect.longterm.duplicates import near_duplicate_similarity
-from recollect.longterm.embeddings import init_embeddings
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewFact, RememberAction
+from recollect.models.embeddings import init_embeddings
 from recollect.privacy.lifecycle import RetentionPolicy, run_maintenance
 from recollect.store.scope import Scope
 from recollect.store.server import CONNECTION_KWARGS

@@ -16,11 +16,11 @@ from psycopg_pool import ConnectionPool
 
 from bench.locomo import load, score
 from recollect.longterm.configured import DEFAULT_RERANK_LIMIT, configured_memory
-from recollect.longterm.embeddings import init_embeddings
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.recipe import NO_FLOOR, Method, RecallRecipe
 from recollect.longterm.records import FactCategory, NewFact
 from recollect.longterm.rerankers import LateInteractionReranker, Reranker
+from recollect.models.embeddings import init_embeddings
 from recollect.store.scope import Scope
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)

@@ -16,9 +16,9 @@ from graphs.agent import make_graph
 from recollect import thread_config, user_turn
 from recollect.extraction import queue as jobs
 from recollect.extraction.fact_writer import EngineWriter
-from recollect.extraction.injection_classifier import SWITCH_ENV
 from recollect.extraction.review import ReviewItemNotFoundError, accept, list_candidates, reject
 from recollect.extraction.worker import Worker, WorkerSettings
+from recollect.gate.injection_classifier import SWITCH_ENV
 from recollect.state.context import Context
 from recollect.store.acting import acting_as
 from recollect.store.pool import use_pool

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from psycopg_pool import ConnectionPool
 
-from recollect.longterm.embeddings import init_embeddings
 from recollect.longterm.facts import LongTermMemory
 from recollect.longterm.records import FactCategory, NewFact
+from recollect.models.embeddings import init_embeddings
 from recollect.store.scope import Scope
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)

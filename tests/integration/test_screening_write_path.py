@@ -11,10 +11,10 @@ import pytest
 from psycopg_pool import ConnectionPool
 
 from recollect.extraction.fact_writer import EngineWriter
-from recollect.extraction.normalise import canonical
 from recollect.extraction.queue import BufferedMessage, Debounce, enqueue
 from recollect.extraction.validation import normalise
 from recollect.extraction.worker import Worker, WorkerSettings
+from recollect.gate.normalise import canonical
 from recollect.store.scope import Scope
 from tests.integration.test_extraction_corpus import _every_row_as_text
 from tests.support.extraction import fact

@@ -18,8 +18,8 @@ from graphs.agent import make_graph
 from recollect import thread_config, user_turn
 from recollect.extraction.episodes import end_session
 from recollect.extraction.fact_writer import EngineWriter
-from recollect.extraction.secrets import MASK
 from recollect.extraction.worker import Worker, WorkerSettings
+from recollect.gate.secrets import MASK
 from recollect.history.summary import FOLD_INSTRUCTIONS
 from recollect.models import factory as models
 from recollect.state.context import Context

@@ -75,7 +75,7 @@ SPLITS = tuple(
 
 def leaked(case: Case, stored_text: str) -> list[str]:
     """Raw values (as written, or in their canonical form) still present in `stored_text`."""
-    from recollect.extraction.normalise import canonical
+    from recollect.gate.normalise import canonical
 
     return [raw for raw in case.raw if raw in stored_text or canonical(raw) in stored_text]
 

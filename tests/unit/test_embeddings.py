@@ -7,13 +7,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from recollect.longterm.embeddings import (
+from recollect.longterm.rerankers import LateInteractionReranker, load_reranker, rerank_text
+from recollect.models.embeddings import (
     OFFLINE_DIMENSIONS,
     describe_embeddings,
     embeddings_name,
     init_embeddings,
 )
-from recollect.longterm.rerankers import LateInteractionReranker, load_reranker, rerank_text
 from recollect.store.errors import ConfigurationError
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from recollect.extraction.pii_decoding import decode
-from recollect.extraction.redaction import redact
+from recollect.gate.pii_decoding import decode
+from recollect.gate.redaction import redact
 from tests.support.screening_corpus import PII
 
 ENCODED = [

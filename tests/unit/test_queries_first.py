@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
-from recollect.longterm.queries_first import QueriesFirst
+from recollect.models.queries_first import QueriesFirst
 
 
 def _wait_until_blocked(thread: threading.Thread) -> None:

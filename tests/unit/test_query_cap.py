@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from recollect.longterm.embeddings import QUERY_MAX_CHARS, capped_query
+from recollect.models.embeddings import QUERY_MAX_CHARS, capped_query
 
 
 def test_a_long_query_keeps_its_head_and_tail_within_the_cap() -> None:

@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import recollect.extraction.injection_classifier as classifier
-from recollect.extraction.injection_classifier import shares_vectors
-from recollect.extraction.screening import clear_caches
+import recollect.gate.injection_classifier as classifier
 from recollect.extraction.validation import FactScreen
-from recollect.longterm.embeddings import OFFLINE, init_embeddings
+from recollect.gate.injection_classifier import shares_vectors
+from recollect.gate.screening import clear_caches
+from recollect.models.embeddings import OFFLINE, init_embeddings
 
 FACTS = (
     "Works night shifts as a nurse in Leeds",

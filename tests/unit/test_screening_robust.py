@@ -7,9 +7,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recollect.extraction.redaction import redact
-from recollect.extraction.screening import screen
 from recollect.extraction.validation import FactScreen
+from recollect.gate.redaction import redact
+from recollect.gate.screening import screen
 
 _PIECES = st.sampled_from(
     ["4111", "1111", " ", "-", ".", "/", "_", "+", "(", ")", "@", " at ", " dot ", "com", "DE89",

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from recollect.extraction.redaction import redact
-from recollect.extraction.script_seams import SEAM, close_seams, open_seams
+from recollect.gate.redaction import redact
+from recollect.gate.script_seams import SEAM, close_seams, open_seams
 
 GLUED = [
     ("携帯は090-1234-5678です", "携帯は[PHONE]です"),

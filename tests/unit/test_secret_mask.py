@@ -10,7 +10,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from recollect.extraction.episodes import transcript
-from recollect.extraction.secrets import (
+from recollect.gate.secrets import (
     MASK,
     has_secret,
     mask_secrets,

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from recollect.extraction.redaction import compile_patterns, iban_valid, luhn_valid, redact
 from recollect.extraction.validation import (
     FactScreen,
     ValidationPolicy,
     dedup_key,
     parse_categories,
 )
+from recollect.gate.redaction import compile_patterns, iban_valid, luhn_valid, redact
 from tests.support.fact_corpus import BENIGN, INJECTIONS, PII
 
 

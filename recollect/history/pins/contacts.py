@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from recollect.extraction.phones import is_phone
-from recollect.extraction.pii_patterns import EMAIL
+from recollect.gate.phones import is_phone
+from recollect.gate.pii_patterns import EMAIL
 from recollect.history.pins.found import Found
 
 

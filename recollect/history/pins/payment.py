@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from recollect.extraction.pii_patterns import CARD, card, find_ibans
+from recollect.gate.pii_patterns import CARD, card, find_ibans
 from recollect.history.pins.found import Found
 
 

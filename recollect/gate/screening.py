@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
-from recollect.extraction.injection_classifier import forget_scores, learned_reasons
-from recollect.extraction.injection_patterns import RULES
-from recollect.extraction.normalise import canonical, views
+from recollect.gate.injection_classifier import forget_scores, learned_reasons
+from recollect.gate.injection_patterns import RULES
+from recollect.gate.normalise import canonical, views
 
 __all__ = [
     "SPLIT_WINDOW",

@@ -18,7 +18,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from recollect.extraction.script_seams import SEAM, open_seams
+from recollect.gate.script_seams import SEAM, open_seams
 
 _WORDS = (
     r"パスワード|暗証番号|パスコード|合言葉|"  # ja

@@ -14,9 +14,9 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from recollect.extraction import checksums
-from recollect.extraction.pii_context import named_reference, words_before
-from recollect.extraction.script_seams import SEAM
+from recollect.gate import checksums
+from recollect.gate.pii_context import named_reference, words_before
+from recollect.gate.script_seams import SEAM
 
 Validator = Callable[[str], bool]
 

@@ -14,8 +14,8 @@ import re
 from collections.abc import Callable
 from datetime import date
 
-from recollect.extraction.checksums import luhn_valid
-from recollect.extraction.pii_context import named_reference, words_before
+from recollect.gate.checksums import luhn_valid
+from recollect.gate.pii_context import named_reference, words_before
 
 _SEP = r"[\s\-–./]?"
 MY_NUMBER = re.compile(rf"(?<![\d\w])\d{{4}}{_SEP}\d{{4}}{_SEP}\d{{4}}(?![\d\w])")

@@ -17,12 +17,12 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from recollect.extraction import dated_ids, national_ids, pii_patterns, quasi_ids
-from recollect.extraction.checksums import iban_valid, luhn_valid
-from recollect.extraction.phones import CANDIDATE as PHONE_CANDIDATE
-from recollect.extraction.phones import phone
-from recollect.extraction.pii_decoding import decode
-from recollect.extraction.script_seams import SEAM, add_seams, close_seams, open_seams
+from recollect.gate import dated_ids, national_ids, pii_patterns, quasi_ids
+from recollect.gate.checksums import iban_valid, luhn_valid
+from recollect.gate.phones import CANDIDATE as PHONE_CANDIDATE
+from recollect.gate.phones import phone
+from recollect.gate.pii_decoding import decode
+from recollect.gate.script_seams import SEAM, add_seams, close_seams, open_seams
 from recollect.store.errors import ConfigurationError
 
 __all__ = ["Redaction", "Rule", "compile_patterns", "iban_valid", "luhn_valid", "redact"]

@@ -20,7 +20,7 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
-from recollect.longterm.queries_first import QueriesFirst
+from recollect.models.queries_first import QueriesFirst
 from recollect.store.errors import ConfigurationError
 
 EMBEDDINGS_ENV = "RECOLLECT_EMBEDDINGS"

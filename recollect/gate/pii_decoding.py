@@ -17,8 +17,8 @@ from urllib.parse import unquote
 
 from text_to_num import alpha2digit
 
-from recollect.extraction.phone_words import PHONE_WORDS
-from recollect.extraction.pii_context import words_before
+from recollect.gate.phone_words import PHONE_WORDS
+from recollect.gate.pii_context import words_before
 
 __all__ = ["decode"]
 

@@ -27,11 +27,11 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from recollect.extraction.injection_patterns import RULES
-from recollect.extraction.normalise import canonical, normalised, views
-from recollect.extraction.redaction import redact
-from recollect.extraction.unmask import unmasked
-from recollect.longterm.embeddings import (
+from recollect.gate.injection_patterns import RULES
+from recollect.gate.normalise import canonical, normalised, views
+from recollect.gate.redaction import redact
+from recollect.gate.unmask import unmasked
+from recollect.models.embeddings import (
     OFFLINE,
     OFFLINE_DIMENSIONS,
     QUERY_WINDOW_TOKENS,

@@ -15,7 +15,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from recollect.extraction.normalise import canonical
+from recollect.gate.normalise import canonical
 
 Pieces = Callable[[str], int]
 """How many tokens the embedder's tokenizer cuts a text into: real words cost fewer."""

@@ -14,8 +14,8 @@ import re
 
 import phonenumbers
 
-from recollect.extraction.phone_words import PHONE_WORDS as _NAMED
-from recollect.extraction.pii_context import after_version, named_reference, words_before
+from recollect.gate.phone_words import PHONE_WORDS as _NAMED
+from recollect.gate.pii_context import after_version, named_reference, words_before
 
 CANDIDATE = re.compile(
     r"(?<![\w+])(?:(?:\+|00)\s?)?\(?\d[\d\s\-./()–—]{4,22}\d(?![\w])|(?<![\w+])\d{7,15}(?![\w])"

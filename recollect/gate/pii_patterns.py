@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from recollect.extraction.checksums import IBAN_LENGTHS, iban_valid, luhn_valid
-from recollect.extraction.pii_context import named_reference
+from recollect.gate.checksums import IBAN_LENGTHS, iban_valid, luhn_valid
+from recollect.gate.pii_context import named_reference
 
 _UNSPACED_SCRIPT = r"\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff"
 """Thai, kana, CJK ideographs, Hangul: a local part is written in them or in the others, not

@@ -37,9 +37,9 @@ from detect_secrets.filters.heuristic import (
 from detect_secrets.plugins.base import BasePlugin
 from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
 
-from recollect.extraction import credential_phrases, keyed_credentials, password_phrases
-from recollect.extraction.pii_decoding import decode
-from recollect.extraction.pii_patterns import API_KEY
+from recollect.gate import credential_phrases, keyed_credentials, password_phrases
+from recollect.gate.pii_decoding import decode
+from recollect.gate.pii_patterns import API_KEY
 
 __all__ = ["MASK", "Finding", "find_secrets", "has_secret", "mask_secrets", "mask_secrets_in"]
 
