@@ -84,6 +84,8 @@ def prompt_for_model(
     update: dict[str, Any] = {"context_tokens": prompt.tokens}
     if pins.update:
         update["pinned"] = pins.update
+    if prompt.recalled_shown != (state.get("recalled_shown") or {}):
+        update["recalled_shown"] = prompt.recalled_shown
     if fresh and fresh[-1].id:
         update["pinned_through"] = fresh[-1].id
     note = eviction_note(pins.evicted, fresh[-1].id if fresh else None)

@@ -72,6 +72,8 @@ class Prompt:
     shown: dict[str, Any] = field(default_factory=dict)
     """What made it in and what each category could have had: `budgets`, the recalled ids
     shown, pins shown and hidden, the summary text and the history ids (for traces)."""
+    recalled_shown: dict[str, str] = field(default_factory=dict)
+    """The recalled lines shown after each user message still in the history, by its id."""
 
 
 def build_prompt(
@@ -98,9 +100,6 @@ def build_prompt(
             tokens["own_sections"] = tokens.get("own_sections", 0) + text_tokens(body)
     recalled = state.get("recalled") or []
     profile = "\n".join(profile_line(p) for p in recalled if p["kind"] == "profile")
-    if profile:  # the profile is always in context; it is capped when it is written
-        system_parts += [MEMORY_IS_DATA, memory_block([("User profile", profile)])]
-        tokens["profile"] = text_tokens(profile)
     summary = state.get("summary")
     summary_text = ""
     if summary and summary["text"]:
@@ -109,9 +108,19 @@ def build_prompt(
     recalled_body, dropped_recalled = render_recalled(
         [item for item in recalled if item["kind"] != "profile"], int(budget * shares.recalled)
     )
-    tail = recalled_message(recalled_body)
-    if recalled_body:
-        tokens["recalled"] = text_tokens(recalled_body)
+    # Earlier turns' recalled memories stay after the user message they answered, so the
+    # history only grows between cuts; this turn shows only what they do not already say.
+    said_ids = {m.id for m in history if m.id}
+    earlier = {k: v for k, v in (state.get("recalled_shown") or {}).items() if k in said_ids}
+    newest_id = next((m.id for m in reversed(history) if m.type == "human"), None)
+    history = [n for m in history for n in [m, *recalled_message(earlier.get(m.id or "", ""))]]
+    if recalled_body or earlier:
+        system_parts.append(CITE_RECALLED)
+    if profile or recalled_body or earlier:
+        system_parts.append(MEMORY_IS_DATA)
+    if profile:  # the profile is always in context; it is capped when it is written
+        system_parts.append(memory_block([("User profile", profile)]))
+        tokens["profile"] = text_tokens(profile)
     pins = state.get("pinned") or {}
     pin_room = int(budget * shares.pinned)
     all_pins, _ = render_pinned(pins, pin_room)
@@ -125,8 +134,25 @@ def build_prompt(
     # raised, a run stopped before its tools) would make every later request invalid.
     history = valid_history(history)
     history, cut_tools = cut_tool_results(history, int(budget * shares.tool_results))
-    room = max(budget - message_tokens([system_with(all_pins), *tail]), 0)
+    room = max(
+        budget - message_tokens([system_with(all_pins), *recalled_message(recalled_body)]), 0
+    )
     fitted = fit_window(history, room).kept if message_tokens(history) > room else history
+    newest = max((i + 1 for i, m in enumerate(fitted) if m.id == newest_id), default=0)
+    if newest_id in earlier:  # a tool round of this turn: its memories are already there
+        newest += 1
+        recalled_body = ""
+    shown_before = {
+        line
+        for m in fitted[:newest]
+        if m.additional_kwargs.get(RECALLED_KEY)
+        for line in m.text.splitlines()
+    }
+    recalled_body = "\n".join(
+        line for line in recalled_body.splitlines() if line not in shown_before
+    )
+    tail = recalled_message(recalled_body)
+    tokens["recalled"] = text_tokens(recalled_body)
     # A value still said verbatim in the history is not pinned in the prompt yet: the pinned
     # section changes when the history's head does (a cut, then a fold), not every turn.
     said = "\n".join(str(m.content) for m in fitted)
@@ -135,8 +161,8 @@ def build_prompt(
     )
     system = system_with(pinned_body)
     tokens["pinned"] = text_tokens(pinned_body)
-    newest = max((i + 1 for i, m in enumerate(fitted) if m.type == "human"), default=0)
     messages = [system, *fitted[:newest], *tail, *fitted[newest:]]
+    recalled_shown = {**earlier, **({newest_id: recalled_body} if newest_id and tail else {})}
     tool_messages = [m for m in fitted if isinstance(m, ToolMessage)]
     tokens["tool_results"] = message_tokens(tool_messages)
     tokens["history"] = message_tokens(fitted) - tokens["tool_results"]
@@ -154,35 +180,38 @@ def build_prompt(
             "tool_results": int(budget * shares.tool_results),
             "history": max(room - tokens["tool_results"], 0),
         },
-        "recalled": shown_lines(recalled_body, [(r["id"], recalled_line(r)) for r in recalled]),
+        "recalled": shown_lines(
+            "\n".join([*shown_before, recalled_body]),
+            [(r["id"], recalled_line(r)) for r in recalled],
+        ),
         "pinned": shown_lines(pinned_body, [(k, pinned_line(p)) for k, p in pinned_items(state)]),
         "summary": summary_text,
         "history_ids": [m.id for m in fitted if m.id],
     }
-    return Prompt(messages=messages, tokens=tokens, shown=shown)
+    return Prompt(messages=messages, tokens=tokens, shown=shown, recalled_shown=recalled_shown)
 
 
 def recalled_message(body: str) -> list[BaseMessage]:
-    """This turn's recalled memories as a message of their own, quoted inside the memory block
-    under the same framing as the profile: it changes every turn, so it goes last, where it
-    leaves the prompt's cached prefix alone."""
+    """A turn's recalled memories as a message of their own right after its user message,
+    quoted inside the memory block the system message frames as data."""
     if not body:
         return []
-    text = "\n\n".join([MEMORY_IS_DATA, CITE_RECALLED, memory_block([("Recalled memories", body)])])
+    text = memory_block([("Recalled memories", body)])
     return [HumanMessage(content=text, additional_kwargs={RECALLED_KEY: True})]
 
 
 def breakpoints(messages: Sequence[BaseMessage]) -> list[int]:
-    """Where Anthropic's cache breakpoints go: the system message, the previous user message
-    (the previous request marked it, so its prefix is read from the cache) and the newest one
-    (written, for the next request to read). The recalled memories after it stay unmarked."""
-    said = [
+    """Where Anthropic's cache breakpoints go: the system message, the end of the previous
+    turn's user part (its message and recalled memories: the previous request marked it, so
+    its prefix is read from the cache) and the end of the newest one (written, for the next
+    request to read)."""
+    ends = [
         i
         for i, m in enumerate(messages)
-        if m.type == "human" and not m.additional_kwargs.get(RECALLED_KEY)
+        if m.type == "human" and (i + 1 == len(messages) or messages[i + 1].type != "human")
     ]
     system = [0] if messages and messages[0].type == "system" else []
-    return system + said[-2:]
+    return system + ends[-2:]
 
 
 def with_breakpoints(messages: Sequence[BaseMessage]) -> list[BaseMessage]:

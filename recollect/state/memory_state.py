@@ -80,5 +80,8 @@ class MemoryState(TypedDict, total=False):
     """Pins the cap pushed out (each named to the summary fold when it happened)."""
     fold_status: FoldStatus
     recalled: Annotated[list[RecalledItem], replace_recalled]
+    recalled_shown: dict[str, str]
+    """The recalled lines the prompt shows after each user message still in the history, by
+    the message's id: a later turn shows only what they do not already say."""
     context_tokens: dict[str, int]
     """Tokens per prompt category on the last model call (system, summary, history, ...)."""

@@ -120,7 +120,8 @@ def test_a_recipe_trims_keeps_pins_and_recalls_for_ten_turns(
     assert last_prompt[0]["role"] == "system"
     assert ORDER in system
     assert FACT in [item["text"] for item in state["recalled"]]
-    assert FACT in str(last_prompt[-1]["content"])  # this turn's recall: after the newest
-    assert last_prompt[-2]["content"] == _turn_text(TURNS - 1)
+    # recalled memories follow the user message they came with (an earlier one's stay put)
+    assert any(FACT in str(m["content"]) for m in last_prompt[1:])
+    assert _turn_text(TURNS - 1) in [m["content"] for m in last_prompt[-2:]]
     assert state["summary"]["folded_messages"] > 0
     assert state["queued_through"] == state["messages"][-1].id, "the turn was not queued"

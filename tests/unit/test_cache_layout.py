@@ -38,14 +38,17 @@ def _state(turns: int) -> AgentState:
     return {"messages": messages, "recalled": [_fact(turns)], "pinned": pinned}
 
 
-def test_a_new_turn_only_appends_and_its_recalled_memories_come_last() -> None:
-    before = build_prompt(_state(3), CTX).messages
-    after = build_prompt(_state(4), CTX).messages
-    assert after[: len(before) - 1] == before[:-1]  # all but last turn's recalled memories
+def test_a_new_turn_only_appends_and_recalls_only_what_the_history_does_not_say() -> None:
+    first = build_prompt(_state(3), CTX)
+    state = _state(4)
+    state["recalled"] = [_fact(3), _fact(4)]
+    after = build_prompt({**state, "recalled_shown": first.recalled_shown}, CTX).messages
+    assert after[: len(first.messages)] == first.messages  # last turn's memories stay
     assert after[-2].text == "question 4"
     assert after[-1].additional_kwargs[RECALLED_KEY]
-    assert MEMORY_IS_DATA in after[-1].text
     assert "fact 4" in after[-1].text
+    assert "fact 3" not in after[-1].text  # shown after question 3 already
+    assert MEMORY_IS_DATA in after[0].text
     assert "fact" not in after[0].text
 
 
@@ -56,7 +59,7 @@ def test_a_pin_waits_in_the_history_until_its_message_leaves_it() -> None:
     assert "## Pinned values\n- order: 8842-B" in build_prompt(state, CTX).messages[0].text
 
 
-def test_anthropic_gets_breakpoints_on_the_system_and_the_last_two_user_messages() -> None:
+def test_anthropic_gets_breakpoints_on_the_system_and_the_last_two_user_parts() -> None:
     claude = ChatAnthropic(model_name="claude-sonnet-4-5", api_key="unused")  # type: ignore[call-arg]
     assert is_anthropic(claude)
     assert is_anthropic("anthropic:claude-sonnet-4-5")
@@ -71,7 +74,12 @@ def test_anthropic_gets_breakpoints_on_the_system_and_the_last_two_user_messages
         for block in message["content"]
         if isinstance(block, dict) and "cache_control" in block
     ]
-    assert marked == ["question 2", "question 3"]
+    assert marked[0] == "question 2"  # no memories were shown after it
+    assert "fact 3" in marked[1]  # this turn's memories end its user part
+    state: AgentState = {**_state(3), "recalled_shown": {"h2": '- (2026-11-02) "fact 2" [m:2]'}}
+    messages = prompt_for_model(state, CTX, cache_marks=True).messages
+    ends = [i for i, m in enumerate(messages) if m.content != m.text]
+    assert [messages[i].additional_kwargs.get(RECALLED_KEY) for i in ends] == [None, True, True]
     plain = prompt_for_model(_state(3), CTX).messages
     assert all(isinstance(m.content, str) for m in plain)
 

@@ -31,15 +31,16 @@ def _system(recalled: list[RecalledItem]) -> str:
 
 
 def _block(system: str) -> str:
-    """The text between each pair of the block's own delimiter lines (a pair per block)."""
+    """The text between each pair of the block's own delimiter lines (a pair per block), all
+    after the sentence saying what is inside is data."""
     lines = system.splitlines()
     assert lines.count(OPEN) == lines.count(CLOSE) >= 1
+    assert MEMORY_IS_DATA in lines[: lines.index(OPEN)]
     inner: list[str] = []
     while OPEN in lines:
         start, end = lines.index(OPEN), lines.index(CLOSE)
         assert start < end
         inner += lines[start + 1 : end]
-        assert MEMORY_IS_DATA in lines[:start]
         lines = lines[end + 1 :]
     return "\n".join(inner)
 
