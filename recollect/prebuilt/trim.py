@@ -29,7 +29,7 @@ from recollect.prebuilt.trace import note_trim
 from recollect.state.agent_state import AgentState
 from recollect.state.context import Context
 
-LOW_WATER = 0.5
+LOW_WATER = 0.3
 """When the history overflows its budget it is cut down to this share of it, so the prompt's
 prefix (history and summary alike) stays the same for several turns until the next cut."""
 
