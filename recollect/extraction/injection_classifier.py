@@ -47,12 +47,12 @@ from recollect.longterm.embeddings import (
 WEIGHTS = Path(__file__).with_name("injection_weights.npz")
 SWITCH_ENV = "RECOLLECT_INJECTION_MODEL"
 THRESHOLD_ENV = "RECOLLECT_INJECTION_THRESHOLD"
-REFUSE_AT = 0.55
-"""The lowest score from which a fact is refused. The threshold is the higher of this and the
-one training picks (the lowest keeping its own folds' false alarms at 1%: 0.73 for the shipped
-weights). This floor is the lowest of `bench.injection`'s grid that refuses under 2% of real
-chat facts the corpus never saw (LoCoMo's observations, conversations 1-3): 0.9% there, 1.4% on
-conversations 4-6; at the operating 0.73, 0.4% and 0.6%."""
+REFUSE_AT = 0.85
+"""The score from which a fact is refused. Training picks the threshold that keeps its own
+folds' false alarms at 1% (0.69); there the write path's own corpus (`tests/data/screening/`)
+loses true facts ("Mijn wachtwoord is verlopen", half an instruction split across two facts),
+which it keeps at 0.85. Real chat facts (LoCoMo's observations) refused at 0.85: 0.15% of
+conversations 1-3, 0.25% of 4-6. The held-out figures at both are in `bench.injection`."""
 REASON = "injection: grants a capability or authority (learned, score {score:.2f})"
 
 Vectors = NDArray[np.float32]
