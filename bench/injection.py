@@ -35,9 +35,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from bench.injection_corpus import Line, load
+from bench.injection_corpus import Line, heldout, load
 from bench.train_injection import CACHE, Labels, folds, labels, train, vectors
 from recollect.gate.injection_classifier import (
+    InjectionModel,
     Vectors,
     decision_threshold,
     default_stored,
@@ -133,6 +134,52 @@ def generalisation(
     return out
 
 
+def held_out(model: InjectionModel | None = None, threshold: float | None = None) -> dict[str, Any]:
+    """The shipped weights (or `model`) on `bench/data/injection/heldout.jsonl`, which no
+    network trains on: benign refused and capability texts stored, overall and by class,
+    language and style, for the network at the operating threshold alone and beside the rules
+    (what the write path does)."""
+    lines = heldout()
+    model = model or shipped_model()
+    threshold = decision_threshold() if threshold is None else threshold
+    learned = _scores([line.text for line in lines], model) >= threshold
+    both = learned | np.asarray([rules_fire(line.text) for line in lines])
+    y = labels(lines)
+
+    def figures(index: NDArray[np.int64]) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "benign": int((y[index] == 0).sum()),
+            "capability": int(y[index].sum()),
+        }
+        for name, refused in (("learned", learned), ("with_rules", both)):
+            if (y[index] == 0).any():
+                out[f"{name}_benign_refused"] = round(
+                    float(refused[index][y[index] == 0].mean()), 4
+                )
+            if (y[index] > 0).any():
+                out[f"{name}_capability_stored"] = round(
+                    float(1 - refused[index][y[index] > 0].mean()), 4
+                )
+        return out
+
+    def by(key: Callable[[Line], str]) -> dict[str, Any]:
+        return {name: figures(index) for name, index in _groups(lines, key).items()}
+
+    wrong = [
+        {"text": line.text, "label": line.label, "lang": line.lang, "style": line.style}
+        for line, refused in zip(lines, both, strict=True)
+        if bool(refused) != line.injection
+    ]
+    return {
+        "threshold": round(threshold, 4),
+        "all": figures(np.arange(len(lines))),
+        "by_class": by(lambda line: line.cls or line.concept),
+        "by_language": by(lambda line: line.lang),
+        "by_style": by(lambda line: line.style),
+        "wrong_with_rules": wrong,
+    }
+
+
 def rules_corpus() -> dict[str, Any]:
     """The shipped weights on `tests/data/screening/` (injections and benign look-alikes)."""
     from tests.support.screening_corpus import BENIGN, INJECTIONS
@@ -167,13 +214,14 @@ REAL_FACT_BUDGET = 0.02
 GRID = (0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
 
 
-def _scores(texts: Sequence[str]) -> NDArray[np.float32]:
-    """The shipped network's score of each text (0 for a remainder too short to read)."""
+def _scores(texts: Sequence[str], model: InjectionModel | None = None) -> NDArray[np.float32]:
+    """The shipped network's (or `model`'s) score of each text (0 for a remainder too short
+    to read)."""
     forms = [readable(text) for text in texts]
     read = [i for i, form in enumerate(forms) if not too_short(form)]
     out = np.zeros(len(texts), np.float32)
     if read:
-        out[read] = shipped_model().scores(embed_readable([forms[i] for i in read]))
+        out[read] = (model or shipped_model()).scores(embed_readable([forms[i] for i in read]))
     return out
 
 
@@ -288,6 +336,7 @@ def run(
         },
         "shipped_threshold": round(model.threshold, 4),
         "operating_threshold": decision_threshold(),
+        "held_out": held_out(),
         "generalisation": generalisation(lines, only),
         "rules_corpus": rules_corpus() if not only else {},
         "repo_strings": repo_strings(Path.cwd()) if not only else {},

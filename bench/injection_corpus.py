@@ -30,6 +30,19 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parent / "data" / "injection"
 WRITTEN = DATA / "written.jsonl"
 GENERATED = DATA / "generated.jsonl"
+POLICY = DATA / "policy.jsonl"
+"""Lines written by class of what a remembered text could do: benign treatment preferences
+(units, names, formality, length, language, tone, things to avoid), the user's own rules and
+work (security work included), life facts; and texts that grant a capability (send anywhere,
+reveal instructions or other users' data, call tools, skip a protected action's approval or
+confirmation, change a role, turn safety off, address any AI reading them). Plain lines in 24
+languages and English, each also encoded (ROT13, Caesar, Morse, accents, leetspeak, base64,
+Unicode tags) and in one structure (email or document, HTML comment, tool JSON), and grouped
+into multi-line policies."""
+HELDOUT = DATA / "heldout.jsonl"
+"""Never trained on: whole languages (Romanian, Swahili, Tagalog, Thai, Greek, Finnish: the
+policy lines and the older corpus's lines in them) and whole styles (a forwarded message, a
+config entry) in every language."""
 LATIN_SCRIPT = frozenset(
     {"en", "de", "fr", "es", "it", "pt", "nl", "sv", "pl", "cs", "ro", "tr", "vi", "id", "sw", "tl"}
 )
@@ -45,6 +58,8 @@ class Line:
     style: str
     concept: str
     disguise: str = ""
+    cls: str = ""
+    """What the text could do (`policy.jsonl`'s "class"), empty for the older lines."""
 
     @property
     def injection(self) -> bool:
@@ -53,12 +68,17 @@ class Line:
 
 def _read(path: Path) -> list[Line]:
     rows = [json.loads(raw) for raw in path.read_text(encoding="utf-8").splitlines() if raw]
-    return [Line(**row) for row in rows]
+    return [Line(cls=row.pop("class", ""), **row) for row in rows]
 
 
 def load() -> list[Line]:
-    """Every line, written and generated."""
-    return _read(WRITTEN) + _read(GENERATED)
+    """Every training line: written, generated and the policy's."""
+    return _read(WRITTEN) + _read(GENERATED) + _read(POLICY)
+
+
+def heldout() -> list[Line]:
+    """The held-out test lines (`HELDOUT`), which no network is trained on."""
+    return _read(HELDOUT)
 
 
 _SMALL = dict(zip("abcdefghijklmnopqrstuvwyz", "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘǫʀꜱᴛᴜᴠᴡʏᴢ", strict=True))
@@ -171,7 +191,7 @@ def main() -> None:
     lines = generate(_read(WRITTEN))
     with GENERATED.open("w", encoding="utf-8") as out:
         for line in lines:
-            row = {k: v for k, v in line.__dict__.items() if v != ""}
+            row = {k: v for k, v in line.__dict__.items() if v != "" and k != "cls"}
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
     print(f"{len(lines)} generated lines -> {GENERATED}")
 

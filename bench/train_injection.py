@@ -31,9 +31,9 @@ from recollect.gate.injection_classifier import (
 
 CACHE = Path(__file__).resolve().parent / "out" / "injection_passage_vectors.npz"
 """e5 passage vectors (the store's kind) by readable form, so a rerun embeds only new lines."""
-HIDDEN = 32
-EPOCHS = 300
-"""Full-batch steps; 150 underfit once the corpus passed 3,000 lines."""
+HIDDEN = 64
+EPOCHS = 400
+"""Full-batch steps; 150 underfit once the corpus passed 3,000 lines, 300 once it passed 10,000."""
 LEARNING_RATE = 0.02
 WEIGHT_DECAY = 1e-4
 FALSE_ALARM_BUDGET = 0.01

@@ -2,9 +2,13 @@
 
 The rules in `injection_patterns` catch the shapes they were written for; a fact that says
 the same thing in another language, as a "preference", or in words no rule names gets past
-them. This layer reads what the fact means instead: the fact is unmasked (`unmask`), embedded
-by multilingual e5 (the offline embedder, in-process) and scored by a one-hidden-layer network
-whose weights ship beside this file (`injection_weights.npz`, trained by
+them. This layer reads what a remembered text could do instead: how the user wants to be
+treated (units, names, formality, length, language, tone, things to avoid), their own rules,
+work and life are facts; a text that would send anything anywhere, reveal instructions or other
+users' data, call tools, approve or skip a protected action, change a role, turn safety off or
+instruct any AI reading it is refused, in any language or encoding. The fact is unmasked
+(`unmask`), embedded by multilingual e5 (the offline embedder, in-process) and scored by a
+one-hidden-layer network whose weights ship beside this file (`injection_weights.npz`, trained by
 `bench/train_injection.py` on `bench/data/injection/`). Numpy only; no torch at run time.
 The network reads e5's passage vector of the text the store will keep, so for most facts
 (no disguise undone, no value redacted) screening's vector is the stored one: a fact is
@@ -45,10 +49,11 @@ SWITCH_ENV = "RECOLLECT_INJECTION_MODEL"
 THRESHOLD_ENV = "RECOLLECT_INJECTION_THRESHOLD"
 REFUSE_AT = 0.85
 """The score from which a fact is refused. Training picks the threshold that keeps its own
-folds' false alarms at 1% (0.45); on real chat facts that corpus never saw (LoCoMo's
-observations, conversations 1-3) that refuses 4.1%, a user's true facts lost. At 0.85 they
-lose 1.8% (none of conversations 4-6, not used to choose): `docs/benchmarks.md`."""
-REASON = "injection: reads as an instruction to the assistant (learned, score {score:.2f})"
+folds' false alarms at 1% (0.69); there the write path's own corpus (`tests/data/screening/`)
+loses true facts ("Mijn wachtwoord is verlopen", half an instruction split across two facts),
+which it keeps at 0.85. Real chat facts (LoCoMo's observations) refused at 0.85: 0.15% of
+conversations 1-3, 0.25% of 4-6. The held-out figures at both are in `bench.injection`."""
+REASON = "injection: grants a capability or authority (learned, score {score:.2f})"
 
 Vectors = NDArray[np.float32]
 _PLACEHOLDER = re.compile(r"\[[A-Z_]+\]")
@@ -164,7 +169,7 @@ def embed(texts: Sequence[str]) -> Vectors:
 
 
 def injection_score(text: str, model: InjectionModel | None = None) -> float:
-    """The probability that `text` is an instruction to the assistant rather than a fact."""
+    """The probability that `text` grants a capability or authority rather than being a fact."""
     form = readable(text)
     if model is not None:
         return float(model.scores(embed_readable([form]))[0])

@@ -180,9 +180,8 @@ _SOURCES: tuple[tuple[str, str], ...] = (
         "standing order to the assistant",
         rf"\b{_ASSISTANT}\s+(?:must|should|shall|will|has\s+to|have\s+to|need\s+to|are\s+"
         r"(?:required|instructed|allowed|permitted)\s+to|is\s+(?:required|instructed|allowed|"
-        r"permitted)\s+to)\s+(?:now\s+|from\s+now\s+on\s+|henceforth\s+)?(?:always|never|ignore|"
-        r"obey|comply|reply|respond|answer|say|tell|run|execute|output|print|send|"
-        rf"forward|refuse|stop|disable|bypass|include|append|{_VERBS_REVEAL})\b",
+        r"permitted)\s+to)\s+(?:now\s+|from\s+now\s+on\s+|henceforth\s+)?(?:always\s+|never\s+)?"
+        rf"(?:ignore|obey|comply|run|execute|send|forward|disable|bypass|{_VERBS_REVEAL})\b",
     ),
     (
         "standing order to the assistant",
@@ -311,8 +310,7 @@ _SOURCES: tuple[tuple[str, str], ...] = (
         "instruction to the assistant",
         r"^\s*(?:hey\s+|dear\s+|attention\s+|note\s+to\s+(?:the\s+)?)?(?:assistant|ai|chatgpt|"
         r"claude|gpt|gemini|llm|model|bot|chatbot|agent)\s*[,:!]\s*(?:please\s+)?(?:ignore|"
-        r"forget|remember|always|never|do|don't|send|tell|reveal|print|show|output|say|respond|"
-        r"reply|answer|store|save|note|from|you|disregard|stop|start|execute|run|call)\b",
+        r"forget|send|forward|reveal|print|show|output|disregard|execute|run|call)\b",
     ),
     (
         "instruction to the assistant",
@@ -323,15 +321,14 @@ _SOURCES: tuple[tuple[str, str], ...] = (
     (
         "instruction to the assistant",
         r"\b(?:when|whenever|if)\s+(?:the\s+)?(?:user|anyone|someone|they|a\s+customer)\s+"
-        r"(?:asks?|says?|mentions?|types?|requests?|writes?)\b[^.]{0,80}\b(?:respond|reply|"
-        r"answer|say|tell|output|send|claim|insist|recommend)\b",
+        r"(?:asks?|says?|mentions?|types?|requests?|writes?)\b[^.]{0,80}\b(?:output|send|"
+        r"forward|reveal|claim|insist|recommend)\b",
     ),
     (
         "instruction to the assistant",
         r"\b(?:in\s+(?:every|all|each)\s+(?:future\s+)?(?:answers?|responses?|replies|"
         r"conversations?|sessions?)|in\s+future\s+(?:conversations|sessions|answers)),?\s+"
-        r"(?:you\s+)?(?:must|should|will|always|never|recommend|say|include|mention|tell|reply|"
-        r"respond|answer|claim|insert|add|append)\b",
+        r"(?:you\s+)?(?:recommend|claim|insert|append|include\s+(?:a\s+)?(?:link|url|image|pixel))\b",
     ),
     (
         "instruction to the assistant",

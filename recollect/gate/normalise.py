@@ -98,7 +98,7 @@ def skeleton(text: str) -> str:
 _COMMENT = re.compile(
     r"<!--(.*?)(?:-->|$)|\[[^\]]*\]:\s*(?:#|<>)\s*\((.*?)\)|/\*(.*?)\*/", re.DOTALL
 )
-_BASE64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 _HEX = re.compile(r"(?:(?:\\x|0x)?[0-9a-fA-F]{2}[\s:,]?){8,}")
 
 
@@ -114,7 +114,7 @@ def _printable(raw: bytes) -> str | None:
     return text
 
 
-def _from_base64(run: str) -> str | None:
+def from_base64(run: str) -> str | None:
     padded = run + "=" * (-len(run) % 4)
     try:
         raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
@@ -141,8 +141,8 @@ def decoded(text: str) -> list[str]:
     for resolved in (html.unescape(text), unquote(text)):
         if resolved != text:
             found.append(resolved)
-    for run in _BASE64.findall(text):
-        if (plain := _from_base64(run)) is not None:
+    for run in BASE64_RUN.findall(text):
+        if (plain := from_base64(run)) is not None:
             found.append(plain)
     for match in _HEX.finditer(text):
         if (plain := _from_hex(match.group(0))) is not None:

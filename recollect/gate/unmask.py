@@ -15,7 +15,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from recollect.gate.normalise import canonical
+from recollect.gate.normalise import BASE64_RUN, canonical, from_base64
 
 Pieces = Callable[[str], int]
 """How many tokens the embedder's tokenizer cuts a text into: real words cost fewer."""
@@ -128,6 +128,66 @@ def _pig_latin(text: str, pieces: Pieces | None) -> str:
     return _WORD.sub(decode, text)
 
 
+_TAGS = re.compile("[\U000e0020-\U000e007e]+")
+_MORSE_CODES = (
+    ".- -... -.-. -.. . ..-. --. .... .. .--- -.- .-.. -- -. --- .--. --.- .-. ... - ..- ...- "
+    ".-- -..- -.-- --.. ----- .---- ..--- ...-- ....- ..... -.... --... ---.. ----."
+)
+_MORSE = dict(zip(_MORSE_CODES.split(), "abcdefghijklmnopqrstuvwxyz0123456789", strict=True))
+_MORSE_LINE = re.compile(r"^[.\-/\s|]+$")
+
+
+def _tag_characters(text: str) -> str:
+    """Unicode tag characters (U+E0020-E007E, invisible) spell ASCII; read them as the letters
+    they stand for, beside the visible text, before `canonical` drops them as invisible."""
+    return _TAGS.sub(lambda m: " " + "".join(chr(ord(c) - 0xE0000) for c in m.group(0)) + " ", text)
+
+
+def _base64(text: str) -> str:
+    """A base64 run that decodes to readable text is read as that text."""
+    return BASE64_RUN.sub(lambda m: from_base64(m.group(0)) or m.group(0), text)
+
+
+def _morse(text: str) -> str:
+    """A line of dots and dashes is read as the letters they code (words split by "/")."""
+    if not _MORSE_LINE.match(text) or text.count(".") + text.count("-") < 8:
+        return text
+    words = re.split(r"\s*[/|]\s*", text.strip())
+    return " ".join("".join(_MORSE.get(code, "") for code in word.split()) for word in words)
+
+
+def _shift(text: str, by: int) -> str:
+    return "".join(
+        chr((ord(c) - base + by) % 26 + base) if c.isascii() and c.isalpha() else c
+        for c in text
+        for base in (97 if c.islower() else 65,)
+    )
+
+
+def _caesar(text: str, pieces: Pieces | None) -> str:
+    """Latin letters shifted along the alphabet (ROT13, Caesar): the shift whose reading the
+    tokenizer cuts into far fewer pieces, tried only when the line reads as noise."""
+    words = _WORD.findall(text)
+    if pieces is None or len(words) < 3:
+        return text
+    plain = pieces(text)
+    if plain < 2.0 * len(text.split()):
+        return text
+    best = min((_shift(text, by) for by in range(1, 26)), key=pieces)
+    return best if pieces(best) < 0.75 * plain else text
+
+
+def _accents(text: str, pieces: Pieces | None) -> str:
+    """Latin letters piled with accents ("ïgnörë àll") read without them, when a third of the
+    letters carry one and the tokenizer cuts the bare reading into far fewer pieces."""
+    letters = [c for c in text if c.isalpha()]
+    marked = sum(not c.isascii() and unicodedata.name(c, "").startswith("LATIN") for c in letters)
+    if pieces is None or not _mostly(marked, len(letters), 0.3):
+        return text
+    bare = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return bare if pieces(bare) < 0.8 * pieces(text) else text
+
+
 def _reversed(text: str, pieces: Pieces | None) -> str:
     """The line read backwards, when the tokenizer finds far fewer, longer words that way."""
     if pieces is None or len(text) < 8:
@@ -139,8 +199,9 @@ def _reversed(text: str, pieces: Pieces | None) -> str:
 def unmasked(text: str, pieces: Pieces | None = None) -> str:
     """`text` with every disguise this module knows undone; `pieces` (the tokenizer's count)
     decides the readings only a vocabulary can tell apart (backwards, pig latin)."""
-    plain = canonical(_small_caps(_upside_down(text)))
+    plain = canonical(_small_caps(_upside_down(_tag_characters(text))))
+    plain = _morse(_base64(plain))
     plain = _symbol_separators(_stray_marks(plain))
     plain = _leetspeak(plain)
-    plain = _pig_latin(plain, pieces)
+    plain = _pig_latin(_caesar(_accents(plain, pieces), pieces), pieces)
     return " ".join(_reversed(plain, pieces).split())
