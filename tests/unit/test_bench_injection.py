@@ -7,14 +7,14 @@ import json
 from pathlib import Path
 
 from bench.injection import generalisation, locomo, sentence_like
-from bench.injection_corpus import load
+from bench.injection_corpus import heldout, load
 
 
 def test_leave_one_language_out_runs_on_a_slice() -> None:
-    lines = [line for line in load() if line.lang in {"sw", "tl"}]
-    figures = generalisation(lines, only=["sw"], cache=None)
+    lines = [line for line in load() if line.lang in {"da", "hu"}]
+    figures = generalisation(lines, only=["da"], cache=None)
     held = figures["leave_one_language_out"]
-    assert set(held["by_group"]) == {"sw"}
+    assert set(held["by_group"]) == {"da"}
     assert held["learned"]["injections"] > 0
     assert held["learned"]["benign"] > 0
     assert 0.0 <= held["learned"]["recall"] <= 1.0
@@ -24,18 +24,19 @@ def test_leave_one_language_out_runs_on_a_slice() -> None:
 
 def test_the_corpus_covers_the_classes_it_claims() -> None:
     lines = load()
-    assert len({line.lang for line in lines}) >= 25
+    assert len({line.lang for line in lines + heldout()}) >= 25
     injection_styles = {line.style for line in lines if line.injection}
     assert {"direct", "preference", "paraphrase", "exfiltration", "toolcall", "disguised"} <= (
         injection_styles
     )
     disguises = {line.disguise for line in lines if line.disguise}
-    assert len(disguises) == 7
+    assert len(disguises) >= 7
     assert sum(not line.injection for line in lines) >= 0.4 * len(lines)
 
 
 def test_every_idea_added_for_generalisation_is_written_in_25_languages() -> None:
-    written = [line for line in load() if line.style not in {"disguised"} or not line.disguise]
+    everything = load() + heldout()
+    written = [line for line in everything if line.style not in {"disguised"} or not line.disguise]
     ideas = [f"b{n}" for n in range(9, 19)] + [f"i{n}" for n in range(9, 15)]
     for idea in ideas:
         languages = {line.lang for line in written if line.concept == idea}
@@ -58,7 +59,7 @@ def test_real_facts_are_read_against_a_threshold_chosen_on_the_first_three(
     assert figures["facts"] == {"chosen_on": 3, "read_on": 3}
     assert (
         figures["operating_threshold"] is None
-        or figures["operating_threshold"] >= (figures["training_threshold"])
+        or figures["operating_threshold"] >= figures["training_threshold"] - 1e-4  # rounded
     )
     for rates in figures["refused_by_threshold"].values():
         assert 0.0 <= rates["chosen_on"] <= 1.0
