@@ -101,7 +101,9 @@ def test_each_turn_says_what_went_into_the_prompt_and_why(
     assert {"system", "history", "total"} <= set(first["tokens"])
     assert first["budgets"]["total"] == SMALL.context_tokens
     assert first["budgets"]["recalled"] == int(SMALL.context_tokens * 0.15)
-    assert [p["value"] for p in first["pinned"]["shown"]] == [ORDER]
+    # a pin is shown once its message has left the history, which shows it until then
+    assert [p["value"] for p in first["pinned"]["hidden"]] == [ORDER]
+    assert [p["value"] for p in rows[-1].trace["pinned"]["shown"]] == [ORDER]
     tea = rows[1].trace
     kept = [c for c in tea["recall"] if c["kept"]]
     dropped = [c for c in tea["recall"] if not c["kept"]]
